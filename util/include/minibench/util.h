@@ -1,0 +1,173 @@
+/*
+ * minibench util: the small pieces every part shares.
+ *
+ * Error records, an arena allocator, a growable byte buffer, a string hash
+ * map and atomic file output. Nothing here knows about PTX or GPUs.
+ */
+#ifndef MINIBENCH_UTIL_H
+#define MINIBENCH_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MB_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define MB_PRINTF(fmt_index, first_arg)
+#endif
+
+/* ---------------------------------------------------------------- status */
+
+/** Status codes returned by every fallible minibench function. */
+typedef enum mb_status {
+    MB_OK = 0,
+    MB_ERR_IO,          /**< a file could not be read or written */
+    MB_ERR_PARSE,       /**< malformed input text */
+    MB_ERR_INVALID,     /**< well-formed input that is semantically wrong */
+    MB_ERR_UNSUPPORTED, /**< a valid construct minibench does not handle yet */
+    MB_ERR_NOMEM,       /**< an allocation failed */
+    MB_ERR_LIMIT,       /**< an input exceeds a documented size limit */
+    MB_ERR_FAULT        /**< the simulated program faulted */
+} mb_status;
+
+/** Short fixed name of a status ("parse error", "I/O error", ...). */
+const char *mb_status_name(mb_status status);
+
+/**
+ * An error record. Functions that fail fill it and return the same status.
+ * `file` is empty and `line`/`col` are 0 when no source location applies.
+ */
+typedef struct mb_error {
+    mb_status status;
+    int line;
+    int col;
+    char file[512];
+    char msg[1024];
+} mb_error;
+
+/** Clears the record (status MB_OK, empty message). */
+void mb_error_clear(mb_error *err);
+
+/**
+ * Fills `err` (when not NULL) and returns `status`, so callers can write
+ * `return mb_error_set(err, MB_ERR_PARSE, file, line, col, "...")`.
+ */
+mb_status mb_error_set(mb_error *err, mb_status status, const char *file, int line, int col,
+                       const char *fmt, ...) MB_PRINTF(6, 7);
+
+/** Like mb_error_set() with a va_list. */
+mb_status mb_error_vset(mb_error *err, mb_status status, const char *file, int line, int col,
+                        const char *fmt, va_list ap);
+
+/**
+ * Writes "file:line:col: error: message" (omitting absent location parts)
+ * into `buf`; returns the length it would have written, like snprintf.
+ */
+int mb_error_format(const mb_error *err, char *buf, size_t size);
+
+/* ----------------------------------------------------------------- arena */
+
+/**
+ * A bump allocator: many small allocations freed together. Allocation is
+ * zero-filled and aligned to 16 bytes.
+ */
+typedef struct mb_arena mb_arena;
+
+/** Creates an empty arena; NULL when out of memory. */
+mb_arena *mb_arena_new(void);
+/** Frees the arena and everything allocated from it. NULL is allowed. */
+void mb_arena_free(mb_arena *arena);
+/** Zero-filled memory valid until the arena is freed; NULL when out of memory. */
+void *mb_arena_alloc(mb_arena *arena, size_t size);
+/** Copies `len` bytes of `s` plus a terminating NUL into the arena. */
+char *mb_arena_strndup(mb_arena *arena, const char *s, size_t len);
+/** Copies a NUL-terminated string into the arena. */
+char *mb_arena_strdup(mb_arena *arena, const char *s);
+/** Bytes handed out so far (for statistics and tests). */
+size_t mb_arena_used(const mb_arena *arena);
+
+/* ---------------------------------------------------------------- buffer */
+
+/** A growable byte buffer, always NUL-terminated once anything is written. */
+typedef struct mb_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    int failed; /**< set once an allocation failed; later appends are ignored */
+} mb_buf;
+
+/** Initial state: `mb_buf b = MB_BUF_INIT;` */
+#define MB_BUF_INIT {NULL, 0, 0, 0}
+
+void mb_buf_free(mb_buf *buf);
+void mb_buf_reset(mb_buf *buf);
+void mb_buf_append(mb_buf *buf, const char *data, size_t len);
+void mb_buf_puts(mb_buf *buf, const char *s);
+void mb_buf_putc(mb_buf *buf, char c);
+void mb_buf_printf(mb_buf *buf, const char *fmt, ...) MB_PRINTF(2, 3);
+void mb_buf_vprintf(mb_buf *buf, const char *fmt, va_list ap);
+
+/* --------------------------------------------------------------- strmap */
+
+/** A map from strings to non-negative ints (open addressing). Keys are copied. */
+typedef struct mb_strmap mb_strmap;
+
+mb_strmap *mb_strmap_new(void);
+void mb_strmap_free(mb_strmap *map);
+/** Inserts or replaces; returns MB_OK or MB_ERR_NOMEM. */
+mb_status mb_strmap_put(mb_strmap *map, const char *key, size_t keylen, int value);
+/** Returns the value, or -1 when absent. */
+int mb_strmap_get(const mb_strmap *map, const char *key, size_t keylen);
+/** Number of keys. */
+size_t mb_strmap_count(const mb_strmap *map);
+
+/* ------------------------------------------------------------------ files */
+
+/**
+ * Reads a whole file into a NUL-terminated malloc'd buffer. `*len` gets the
+ * byte count without the NUL. Files larger than `max_bytes` fail with
+ * MB_ERR_LIMIT.
+ */
+mb_status mb_read_file(const char *path, size_t max_bytes, char **data, size_t *len, mb_error *err);
+
+/**
+ * Output that appears at `path` only when committed: written to a temporary
+ * file in the same directory and renamed over `path` on success, removed on
+ * abort. A failed run never leaves a half-written file.
+ */
+typedef struct mb_atomic_file {
+    FILE *fp;
+    char *path;
+    char *tmp_path;
+} mb_atomic_file;
+
+mb_status mb_atomic_open(mb_atomic_file *af, const char *path, mb_error *err);
+/** Flushes, closes and renames into place; on any failure removes the temp file. */
+mb_status mb_atomic_commit(mb_atomic_file *af, mb_error *err);
+/** Closes and removes the temporary file. Safe to call after a commit. */
+void mb_atomic_abort(mb_atomic_file *af);
+/** Writes `len` bytes to `path` atomically. */
+mb_status mb_write_file_atomic(const char *path, const void *data, size_t len, mb_error *err);
+
+/* --------------------------------------------------------- dynamic arrays */
+
+/**
+ * Grows `*ptr` (an array of `elem` byte elements with capacity `*cap`) so it
+ * holds at least `need` elements. Returns MB_OK or MB_ERR_NOMEM.
+ */
+mb_status mb_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/** Typed wrapper: `MB_GROW(arr, cap, need)` on `T *arr; size_t cap;`. */
+#define MB_GROW(arr, cap, need) mb_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MINIBENCH_UTIL_H */
