@@ -812,6 +812,125 @@ typedef struct mb_resources {
 mb_status mb_function_resources(const mb_module *m, const mb_function *fn, mb_resources *res,
                                 mb_error *err);
 
+
+/* ============================================================ execution */
+
+/**
+ * Simulated device memory: a 64-bit address space of named allocations.
+ * Global allocations live at and above MB_GLOBAL_BASE, separated by unmapped
+ * guard gaps so that running off the end of one faults instead of reading
+ * the next. Generic addresses in the shared and local windows below refer to
+ * the current CTA's shared memory and the current thread's local memory.
+ */
+#define MB_GLOBAL_BASE UINT64_C(0x700000000000)
+#define MB_SHARED_WINDOW UINT64_C(0x100000000000) /**< generic address of shared offset 0 */
+#define MB_LOCAL_WINDOW UINT64_C(0x200000000000)  /**< generic address of local offset 0 */
+#define MB_WINDOW_SIZE UINT64_C(0x100000000)      /**< 4 GiB per window */
+
+typedef struct mb_memory mb_memory;
+
+mb_status mb_memory_new(mb_memory **out, mb_error *err);
+void mb_memory_free(mb_memory *mem);
+
+/**
+ * Allocates `bytes` (zero-filled) named `name` (copied; used in fault
+ * reports) and returns its device address, aligned to 256 bytes. Allocations
+ * larger than the limit given to mb_memory_set_limit() fail with MB_ERR_LIMIT.
+ */
+mb_status mb_memory_alloc(mb_memory *mem, uint64_t bytes, const char *name, uint64_t *addr,
+                          mb_error *err);
+/** Total bytes the memory may hold (default 16 GiB). */
+void mb_memory_set_limit(mb_memory *mem, uint64_t bytes);
+/** Host view of [addr, addr+bytes) when it lies inside one allocation, else NULL. */
+void *mb_memory_host(mb_memory *mem, uint64_t addr, uint64_t bytes);
+/**
+ * Describes where `addr` lies for messages: "12 bytes into 'out' [0x..., +4096)",
+ * "4 bytes past the end of 'out' [...]", or "not in any allocation".
+ */
+void mb_memory_describe(const mb_memory *mem, uint64_t addr, char *buf, size_t size);
+
+/** A module decoded for execution, with its module variables placed in memory. */
+typedef struct mb_program mb_program;
+
+/**
+ * Decodes every function of `module` and allocates its .global and .const
+ * variables (with initialisers) in `mem`. Fails with MB_ERR_UNSUPPORTED
+ * naming the PTX line of the first instruction form the executor does not
+ * implement. `module` and `mem` must outlive the program.
+ */
+mb_status mb_program_new(const mb_module *module, mb_memory *mem, mb_program **out, mb_error *err);
+void mb_program_free(mb_program *prog);
+/** The module the program was decoded from. */
+const mb_module *mb_program_module(const mb_program *prog);
+/** Device address of a module variable, or 0 when it has none (.shared, .extern). */
+uint64_t mb_program_var_address(const mb_program *prog, uint32_t var);
+
+/** One kernel parameter's place in the parameter buffer. */
+typedef struct mb_param_slot {
+    uint32_t offset;
+    uint32_t size;
+} mb_param_slot;
+
+/** Offsets of each parameter of kernel `fn` (nparams entries) and the buffer size. */
+mb_status mb_kernel_param_layout(const mb_function *fn, mb_param_slot *slots, uint32_t *total,
+                                 mb_error *err);
+
+typedef struct mb_dim3 {
+    uint32_t x, y, z;
+} mb_dim3;
+
+/** What an observer sees for each executed warp instruction. */
+typedef struct mb_insn_event {
+    const mb_function *fn;
+    uint32_t insn;        /**< index into fn->insns */
+    mb_dim3 ctaid;
+    uint32_t warp;        /**< warp index within the CTA */
+    uint32_t active;      /**< lanes active on the SIMT stack */
+    uint32_t executed;    /**< active lanes whose guard predicate held */
+    uint32_t taken;       /**< branches: lanes that took the branch */
+    mb_space space;       /**< memory instructions: the resolved state space */
+    uint32_t access_bytes; /**< memory instructions: bytes per lane */
+    const uint64_t *addrs; /**< memory instructions: address per lane (valid in `executed`), else NULL */
+} mb_insn_event;
+
+/** Callbacks for profilers and timing models. Observers run on one host thread. */
+typedef struct mb_observer {
+    void *ctx;
+    void (*on_insn)(void *ctx, const mb_insn_event *ev);
+} mb_observer;
+
+typedef struct mb_launch_config {
+    const mb_function *kernel; /**< an .entry of the program's module */
+    mb_dim3 grid, block;
+    uint32_t dynamic_shared;   /**< bytes of extern .shared memory */
+    const void *params;        /**< parameter buffer laid out by mb_kernel_param_layout() */
+    uint32_t param_bytes;
+} mb_launch_config;
+
+typedef struct mb_exec_options {
+    unsigned threads;        /**< host threads running CTAs in parallel; 0 means 1 */
+    uint64_t max_warp_insts; /**< stop with a fault after this many warp instructions; 0: no limit */
+    uint32_t stack_bytes;    /**< per-thread stack for call frames and local memory; 0: automatic */
+    const mb_observer *observer; /**< NULL: none; with an observer CTAs run on one thread */
+} mb_exec_options;
+
+typedef struct mb_exec_stats {
+    uint64_t ctas, warps, threads;
+    uint64_t warp_insts;   /**< warp instructions issued (including fully predicated-off ones) */
+    uint64_t thread_insts; /**< sum over warp instructions of the SIMT-active lanes */
+} mb_exec_stats;
+
+/**
+ * Runs one kernel launch to completion. A fault in the simulated program
+ * (out-of-bounds or misaligned access, barrier divergence or deadlock,
+ * unsupported instruction, instruction budget) stops the launch and returns
+ * MB_ERR_FAULT with a report naming the kernel, block, thread, PTX
+ * file:line and address; `err->file`/`line` are the PTX location. Statistics
+ * are accumulated into `stats` (not reset).
+ */
+mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                    const mb_exec_options *opt, mb_exec_stats *stats, mb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
