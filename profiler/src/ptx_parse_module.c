@@ -21,6 +21,11 @@ mb_status pp_error(ptx_parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     mb_error_vset(p->err, MB_ERR_PARSE, p->filename, p->tok.line, p->tok.col, fmt, ap);
     va_end(ap);
+    /* Truncated input: say so, whatever was expected. */
+    if (p->err && p->tok.kind == TOK_EOF && !strstr(p->err->msg, "end of file")) {
+        size_t n = strlen(p->err->msg);
+        snprintf(p->err->msg + n, sizeof(p->err->msg) - n, ", found end of file");
+    }
     return MB_ERR_PARSE;
 }
 
@@ -101,7 +106,7 @@ static mb_status expect_int(ptx_parser *p, uint64_t *v, const char *what)
 
 static mb_status expect_uint(ptx_parser *p, unsigned *v, const char *what)
 {
-    uint64_t x;
+    uint64_t x = 0;
     int line = p->tok.line, col = p->tok.col;
     mb_status st = expect_int(p, &x, what);
     if (st != MB_OK)
@@ -212,23 +217,53 @@ static mb_status check_size(ptx_parser *p, int line, int col, const char *name, 
     return MB_OK;
 }
 
+/* Shape of the variable an initialiser fills: agg[d] is the number of
+ * scalars a brace list at nesting depth d stands for (0: unknown). */
+typedef struct init_shape {
+    uint64_t agg[6];
+    unsigned nagg;
+    mb_init_kind zero_kind; /* what an omitted trailing element is */
+} init_shape;
+
+enum { MAX_PADDED_INIT = 1 << 24 };
+
 /* Parses one initialiser element (or a nested brace list) into the growing list. */
-static mb_status parse_init_elems(ptx_parser *p, mb_init **items, uint32_t *n, size_t *cap,
-                                  int depth)
+static mb_status parse_init_elems(ptx_parser *p, const init_shape *shape, mb_init **items,
+                                  uint32_t *n, size_t *cap, int depth)
 {
     if (pp_is_punct(p, '{')) {
         if (depth > 8)
             return pp_error(p, "initialiser nesting is too deep");
+        int line = p->tok.line, col = p->tok.col;
+        uint32_t start = *n;
         TRY(pp_next(p));
         if (!pp_is_punct(p, '}')) {
             for (;;) {
-                TRY(parse_init_elems(p, items, n, cap, depth + 1));
+                TRY(parse_init_elems(p, shape, items, n, cap, depth + 1));
                 if (!pp_is_punct(p, ','))
                     break;
                 TRY(pp_next(p));
             }
         }
-        return pp_expect_punct(p, '}', "to close the initialiser list");
+        TRY(pp_expect_punct(p, '}', "to close the initialiser list"));
+        /* An inner list shorter than its row, like {{1}, {2, 3}}, leaves the
+         * rest of the row zero: pad so elements keep their positions. */
+        uint64_t want = depth >= 1 && (unsigned)depth < shape->nagg ? shape->agg[depth] : 0;
+        if (want && *n - start > want)
+            return pp_error_at(p, line, col, "initialiser list has %u elements, more than the %llu "
+                               "it initialises", *n - start, (unsigned long long)want);
+        if (want && *n - start < want) {
+            if (start + want > MAX_PADDED_INIT)
+                return mb_error_set(p->err, MB_ERR_LIMIT, p->filename, line, col,
+                                    "initialiser has too many elements");
+            if (MB_GROW(*items, *cap, (size_t)(start + want)) != MB_OK)
+                return pp_nomem(p);
+            for (; *n < start + want; (*n)++) {
+                memset(&(*items)[*n], 0, sizeof(mb_init));
+                (*items)[*n].kind = (unsigned char)shape->zero_kind;
+            }
+        }
+        return MB_OK;
     }
     if (*n >= (1u << 28))
         return mb_error_set(p->err, MB_ERR_LIMIT, p->filename, p->tok.line, p->tok.col,
@@ -284,7 +319,7 @@ static mb_status parse_init_elems(ptx_parser *p, mb_init **items, uint32_t *n, s
             TRY(pp_expect_punct(p, ')', "to close generic()"));
         if (pp_is_punct(p, '+')) {
             TRY(pp_next(p));
-            uint64_t off;
+            uint64_t off = 0;
             TRY(expect_int(p, &off, "address offset"));
             it->bits = off;
         }
@@ -328,11 +363,20 @@ static mb_status add_var(ptx_parser *p, mb_var *v, int in_function)
     if (prev >= 0) {
         /* An extern declaration may be repeated or followed by the definition. */
         if ((prev >> 24) == MB_SYM_GLOBAL_VAR) {
-            mb_var *old = &m->vars[prev & 0xffffff];
+            uint32_t index = (uint32_t)(prev & 0xffffff);
+            mb_var *old = &m->vars[index];
             if (old->linkage == MB_LINK_EXTERN || v->linkage == MB_LINK_EXTERN) {
-                if (v->linkage != MB_LINK_EXTERN)
-                    *old = *v;
-                return push_item(p, MB_ITEM_VAR, (uint32_t)(prev & 0xffffff), 0);
+                /* Another extern declaration adds nothing. A definition
+                 * replaces the variable; the earlier item stays where it
+                 * was and prints as an .extern declaration (prototype). */
+                if (v->linkage == MB_LINK_EXTERN)
+                    return MB_OK;
+                for (uint32_t i = 0; i < m->nitems; i++)
+                    if (m->items[i].kind == MB_ITEM_VAR && m->items[i].index == index)
+                        m->items[i].prototype = 1;
+                v->scope = -1;
+                *old = *v;
+                return push_item(p, MB_ITEM_VAR, index, 0);
             }
         }
         return pp_error_at(p, v->line, v->col, "redeclaration of '%s'", v->name);
@@ -411,7 +455,17 @@ mb_status pp_parse_var_decl(ptx_parser *p, mb_space space, mb_linkage linkage, i
             size_t cap = 0;
             uint32_t n = 0;
             mb_init *items = NULL;
-            mb_status st = parse_init_elems(p, &items, &n, &cap, 0);
+            init_shape shape;
+            memset(&shape, 0, sizeof(shape));
+            shape.zero_kind = mb_type_kind_of(v.type) == MB_TYPE_KIND_F ? MB_INIT_F64 : MB_INIT_INT;
+            shape.nagg = v.ndims + 1;
+            for (unsigned d = 0; d < shape.nagg; d++) {
+                uint64_t k = v.vec;
+                for (unsigned j = d; j < v.ndims && k; j++)
+                    k = v.dims[j] && k <= UINT64_MAX / v.dims[j] ? k * v.dims[j] : 0;
+                shape.agg[d] = k;
+            }
+            mb_status st = parse_init_elems(p, &shape, &items, &n, &cap, 0);
             if (st == MB_OK) {
                 v.init = mb_arena_alloc(p->m->arena, (size_t)n * sizeof(mb_init) + 1);
                 if (!v.init)
@@ -1009,8 +1063,14 @@ mb_status mb_ptx_parse(const char *text, size_t len, const char *filename, mb_mo
             st = pp_error(&p, "a PTX module must start with .version");
             break;
         }
+        int first = !seen_version;
         seen_version = 1;
         st = parse_module_statement(&p);
+        if (st == MB_OK && first && !pp_is_dot(&p, "target")) {
+            char found[96];
+            describe_token(&p.tok, found, sizeof(found));
+            st = pp_error(&p, "expected .target after .version, found %s", found);
+        }
     }
     if (st == MB_OK && !seen_version)
         st = mb_error_set(err, MB_ERR_PARSE, filename, 1, 1,
