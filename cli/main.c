@@ -13,6 +13,7 @@ static const char main_help[] =
     "  ptx check FILE...   parse PTX files and summarise each kernel\n"
     "  ptx print FILE      print canonical PTX\n"
     "  ptx cfg FILE        draw a kernel's control-flow graph (DOT or SVG)\n"
+    "  run FILE --launch L run a PTX file's launches on the functional SIMT executor\n"
     "\n"
     "Options:\n"
     "  -h, --help          show this help; 'minibench <command> --help' for a command\n"
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "ptx") == 0)
         return cmd_ptx(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
     fprintf(stderr, "minibench: unknown command '%s'\nTry 'minibench --help' for the list of commands.\n",
             cmd);
     return MB_EXIT_USAGE;

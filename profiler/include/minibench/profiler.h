@@ -931,6 +931,47 @@ typedef struct mb_exec_stats {
 mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
                     const mb_exec_options *opt, mb_exec_stats *stats, mb_error *err);
 
+
+/* ======================================================= launch manifests */
+
+/**
+ * A launch manifest (JSON, docs/formats.md): named buffers with their size
+ * and initialisation, and launches in order, each naming a kernel (exactly
+ * or by /regex/), its grid, block, dynamic shared memory and arguments.
+ */
+typedef struct mb_manifest mb_manifest;
+
+/** Parses a manifest; errors name the file and line:column (syntax) or the JSON path (content). */
+mb_status mb_manifest_parse(const char *text, size_t len, const char *name, mb_manifest **out,
+                            mb_error *err);
+mb_status mb_manifest_load(const char *path, mb_manifest **out, mb_error *err);
+void mb_manifest_free(mb_manifest *manifest);
+/** Number of launches. */
+uint32_t mb_manifest_nlaunches(const mb_manifest *manifest);
+
+/** A manifest bound to a program: its buffers allocated and initialised in device memory. */
+typedef struct mb_manifest_run mb_manifest_run;
+
+/**
+ * Resolves every launch's kernel and arguments against `prog`, allocates and
+ * initialises the buffers in `mem` (file initialisers are read relative to
+ * the manifest's directory). Fails, naming the launch and argument, when a
+ * kernel is missing or ambiguous, an argument does not fit its parameter,
+ * or a buffer is larger than the memory allows.
+ */
+mb_status mb_manifest_bind(const mb_manifest *manifest, mb_program *prog, mb_memory *mem,
+                           mb_manifest_run **out, mb_error *err);
+void mb_manifest_run_free(mb_manifest_run *run);
+/** The launch configuration of launch `i` (valid until the run is freed). */
+const mb_launch_config *mb_manifest_launch(const mb_manifest_run *run, uint32_t i);
+/** Device address and size of buffer `name`; 0 when there is no such buffer. */
+uint64_t mb_manifest_buffer(const mb_manifest_run *run, const char *name, uint64_t *bytes);
+/**
+ * Writes every output buffer to `dir` as <name>.bin plus index.json (name,
+ * type, count, bytes, file, FNV-1a 64 checksum), atomically per file.
+ */
+mb_status mb_manifest_write_outputs(const mb_manifest_run *run, const char *dir, mb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
