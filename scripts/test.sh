@@ -15,7 +15,8 @@ cmake --build build -j"$jobs"
 echo "== sanitizer build (clang, ASan + UBSan, warnings are errors)"
 CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMB_SANITIZE=ON -DMB_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/../tests/lsan.supp" \
+  ctest --output-on-failure -j"$jobs")
 
 echo "== fuzzing the PTX parser for ${fuzz_seconds}s"
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMB_FUZZ=ON -DMB_SANITIZE=ON -DMB_WERROR=ON >/dev/null

@@ -665,8 +665,11 @@ static mb_status init_buffer(const mb_manifest *m, const buffer_spec *b, uint8_t
         if (st == MB_ERR_LIMIT)
             return bad(err, m->name, path, "file '%s' is larger than the buffer (%" PRIu64 " bytes)",
                        full, b->bytes);
-        if (st != MB_OK)
-            return st;
+        if (st != MB_OK) {
+            char why[sizeof(err->msg)];
+            snprintf(why, sizeof(why), "%s", err->msg);
+            return mb_error_set(err, st, m->name, 0, 0, "%s: file '%s': %s", path, full, why);
+        }
         memcpy(host, data, len);
         free(data);
         return MB_OK;

@@ -49,6 +49,12 @@ static mb_status close_scope(ptx_parser *p)
 {
     mb_function *fn = p->fn;
     fn->scopes[p->scope].end = fn->ninsns;
+    /* Closing the body itself keeps its names: fn->reg_names must still map
+     * the body-level registers once parsing is done. */
+    if (p->scope == 0) {
+        while (p->nshadows && p->shadows[p->nshadows - 1].scope == 0)
+            p->nshadows--;
+    }
     while (p->nshadows && p->shadows[p->nshadows - 1].scope == p->scope) {
         struct shadow *s = &p->shadows[--p->nshadows];
         mb_strmap *map = s->is_var ? p->local_names : fn->reg_names;
@@ -537,8 +543,10 @@ static mb_status resolve_name(ptx_parser *p, const mb_insn *insn, mb_operand *o)
         return MB_OK;
     }
     idx = mb_strmap_get(fn->label_names, t->text, t->len);
-    int labels_allowed = insn->opcode == MB_OP_BRA || insn->opcode == MB_OP_BRX ||
-                         insn->opcode == MB_OP_CALL;
+    /* A forward reference may name a label, but never one spelled like a
+     * register: `call f, (%r9)` with %r9 undeclared is an undeclared register. */
+    int labels_allowed = (insn->opcode == MB_OP_BRA || insn->opcode == MB_OP_BRX ||
+                          insn->opcode == MB_OP_CALL) && t->text[0] != '%';
     if (idx >= 0 || labels_allowed) {
         uint32_t label;
         TRY(get_label(p, t, &label));
@@ -777,7 +785,8 @@ static mb_status parse_instruction(ptx_parser *p)
                             "too many instructions in function '%s'", fn->name);
     insn.operands = fn->noperands;
     insn.noperands = (uint8_t)n;
-    memcpy(&fn->operands[fn->noperands], ops, n * sizeof(mb_operand));
+    if (n) /* fn->operands may still be NULL when nothing had operands yet */
+        memcpy(&fn->operands[fn->noperands], ops, n * sizeof(mb_operand));
     fn->noperands += n;
     fn->insns[fn->ninsns++] = insn;
     return pp_next(p);

@@ -509,7 +509,16 @@ mb_status mb_ptx_print(const mb_module *m, mb_buf *b, mb_error *err)
         mb_buf_putc(b, '\n');
         switch (it->kind) {
         case MB_ITEM_VAR:
-            print_var(b, m, &m->vars[it->index]);
+            if (it->prototype) {
+                /* an .extern declaration that a later definition replaced */
+                mb_var decl = m->vars[it->index];
+                decl.linkage = MB_LINK_EXTERN;
+                decl.init = NULL;
+                decl.ninit = 0;
+                print_var(b, m, &decl);
+            } else {
+                print_var(b, m, &m->vars[it->index]);
+            }
             mb_buf_putc(b, '\n');
             break;
         case MB_ITEM_FUNC:

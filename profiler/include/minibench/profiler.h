@@ -423,7 +423,7 @@ typedef enum mb_item_kind { MB_ITEM_VAR, MB_ITEM_FUNC, MB_ITEM_FILE, MB_ITEM_SEC
 typedef struct mb_item {
     mb_item_kind kind;
     uint32_t index;
-    int prototype; /**< MB_ITEM_FUNC: print as a declaration even if the function has a body */
+    int prototype; /**< print as a declaration only: a function prototype, or an .extern variable a later definition replaced */
 } mb_item;
 
 /** A parsed PTX module. */
