@@ -67,15 +67,18 @@ static uint32_t same_as_first(const uint32_t *v, uint32_t mask, uint32_t *first_
     return group;
 }
 
-/* Runs `group` now and makes the rest of `mask` execute this instruction again. */
-static exec_result split_and_retry(exec_warp *w, const xinsn *x, uint32_t mask, uint32_t group)
+/* Runs `group` now and makes the rest of `mask` execute this instruction
+ * again afterwards; all of them reconverge at `rpc` (after the instruction
+ * for a call, the post-dominator for an indirect branch). */
+static exec_result split_and_retry(exec_warp *w, const xinsn *x, uint32_t mask, uint32_t group,
+                                   uint32_t rpc)
 {
     uint32_t rest = mask & ~group;
     if (!rest)
         return EXEC_NEXT;
     uint32_t self = (uint32_t)(x - w->code);
     simt_entry *top = &w->stack[w->depth - 1];
-    top->pc = w->pc; /* everyone continues after this instruction */
+    top->pc = rpc;
     if (w->depth + 1 >= SIMT_MAX_DEPTH)
         return exec_fault_at(w, x, -1, "SIMT stack overflow");
     simt_entry *e = &w->stack[w->depth++];
@@ -88,7 +91,7 @@ static exec_result split_and_retry(exec_warp *w, const xinsn *x, uint32_t mask, 
         return exec_fault_at(w, x, -1, "SIMT stack overflow");
     e = &w->stack[w->depth++];
     e->pc = w->pc;
-    e->rpc = w->pc;
+    e->rpc = rpc;
     e->mask = group;
     e->frame = 0;
     exec_settle_active(w);
@@ -111,7 +114,7 @@ static exec_result h_brx(exec_warp *w, const xinsn *x, uint32_t mask)
     }
     uint32_t first;
     uint32_t group = same_as_first(idx, mask, &first);
-    exec_result r = split_and_retry(w, x, mask, group);
+    exec_result r = split_and_retry(w, x, mask, group, x->reconv);
     if (r != EXEC_NEXT)
         return r;
     return exec_branch(w, group, group, targets[first], x->reconv);
@@ -142,7 +145,7 @@ static exec_result h_call_indirect(exec_warp *w, const xinsn *x, uint32_t mask)
     }
     uint32_t first;
     uint32_t group = same_as_first(index, mask, &first);
-    exec_result r = split_and_retry(w, x, mask, group);
+    exec_result r = split_and_retry(w, x, mask, group, w->pc);
     if (r != EXEC_NEXT)
         return r;
     return exec_call(w, x, group, first);

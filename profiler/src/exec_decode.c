@@ -517,11 +517,20 @@ static void stack_needs(mb_program *prog)
                 const mb_insn *insn = &fn->insns[i];
                 if (insn->opcode != MB_OP_CALL)
                     continue;
-                for (unsigned k = 0; k < insn->noperands; k++) {
+                /* an indirect call (register target) may reach any function */
+                const mb_operand *target = NULL;
+                for (unsigned k = 0; k < insn->noperands && !target; k++) {
                     const mb_operand *o = mb_insn_operand(fn, insn, k);
-                    if (o->kind != MB_OPND_SYMBOL || o->symkind != MB_SYM_FUNC)
+                    if (o->kind != MB_OPND_LIST)
+                        target = o;
+                }
+                int indirect = target && target->kind == MB_OPND_REG;
+                for (uint32_t g = 0; g < n; g++) {
+                    if (indirect ? !m->funcs[g].has_body
+                                 : !(target->kind == MB_OPND_SYMBOL &&
+                                     target->symkind == MB_SYM_FUNC && target->u.sym == g))
                         continue;
-                    uint64_t cand = prog->funcs[f].frame_bytes + need[o->u.sym];
+                    uint64_t cand = prog->funcs[f].frame_bytes + need[g];
                     if (cand > need[f]) {
                         need[f] = cand;
                         changed = 1;

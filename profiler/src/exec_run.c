@@ -41,6 +41,8 @@ static void init_preds(uint32_t *preds, uint32_t n)
 /* Grows the register and predicate stacks for one more frame. */
 static int reserve_frame(exec_warp *w, uint32_t regs_end, uint32_t preds_end)
 {
+    if (regs_end == 0)
+        regs_end = 2; /* keep base[0] valid for functions without registers */
     if (regs_end > w->regstack_words) {
         uint32_t n = w->regstack_words ? w->regstack_words : 1024;
         while (n < regs_end)
@@ -107,7 +109,7 @@ static void reconverge(exec_warp *w)
 {
     do {
         simt_entry popped = w->stack[--w->depth];
-        if (popped.frame)
+        if (popped.frame && w->call_depth > 0) /* the kernel's own entry has no caller */
             return_from_call(w, popped.mask & w->live);
         if (w->depth == 0) {
             exec_settle_active(w);
@@ -132,10 +134,23 @@ exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t mask, uint32_t ta
         w->pc = target;
         return EXEC_NEXT;
     }
-    /* divergence: the current entry waits at the reconvergence point */
     simt_entry *top = &w->stack[w->depth - 1];
-    top->pc = reconv;
     uint32_t fallthrough = w->pc;
+    /* When the branch reconverges where the current entry does (a loop exit
+     * inside a loop's own entry, an early-out to the end), the entry below
+     * already waits there with these lanes: the leaving lanes just drop out.
+     * Not for a call frame's entry: its lanes must all pass through the return. */
+    if (top->rpc == reconv && top->frame == 0 && (fallthrough == reconv || target == reconv)) {
+        uint32_t stay = fallthrough == reconv ? taken : not_taken;
+        exec_settle_active(w);
+        top->mask = stay;
+        w->active = stay;
+        if (fallthrough == reconv)
+            w->pc = target;
+        return EXEC_NEXT;
+    }
+    /* divergence: the current entry waits at the reconvergence point */
+    top->pc = reconv;
     if (fallthrough != reconv && !push_entry(w, fallthrough, reconv, not_taken, 0))
         return exec_fault_at(w, x, -1, "SIMT stack overflow (more than %d nested divergences)",
                              SIMT_MAX_DEPTH);
@@ -370,11 +385,11 @@ static exec_result run_warp(exec_warp *w)
         const xinsn *x = &code[w->pc];
         uint32_t active = w->active;
         uint32_t mask = x->guard < 0 ? active : (w->preds[x->guard] ^ x->guard_xor) & active;
+        if (--cta->budget == 0)
+            return exec_fault_at(w, x, -1, "instruction budget exhausted");
         w->pc++;
         w->warp_insts++;
         w->seg_insts++;
-        if (--cta->budget == 0)
-            return exec_fault_at(w, x, -1, "instruction budget exhausted");
         exec_result r = x->fn(w, x, mask);
         if (observer && x->fn != exec_function_exit)
             observe(w, x, active, mask);
