@@ -77,8 +77,12 @@ int cmd_run(int argc, char **argv)
         (max_s && !parse_count(prog, "--max-insts", max_s, UINT64_MAX, &max_insts)) ||
         (stack_s && !parse_count(prog, "--stack", stack_s, 1u << 20, &stack)))
         return MB_EXIT_USAGE;
-    if (threads == 0 || (max_s && max_insts == 0) || (stack_s && stack == 0))
-        return cli_usage_error(prog, "counts must be at least 1");
+    if (threads == 0)
+        return cli_usage_error(prog, "--threads must be at least 1");
+    if (max_s && max_insts == 0)
+        return cli_usage_error(prog, "--max-insts must be at least 1");
+    if (stack_s && stack == 0)
+        return cli_usage_error(prog, "--stack must be at least 1");
 
     mb_error err;
     mb_error_clear(&err);

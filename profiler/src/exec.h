@@ -7,7 +7,7 @@
  * A warp's registers are lane arrays: a register of up to 32 bits is 32
  * consecutive uint32_t words (one per lane), a 64-bit register is 32
  * consecutive uint64_t (64 words, 8-byte aligned), a .b128 register is 32
- * pairs of uint64_t. Values narrower than 32 bits are kept zero-extended in
+ * pairs of uint64_t (lane l's low half at [2l], its high half at [2l+1]). Values narrower than 32 bits are kept zero-extended in
  * their word. Predicates are not lane arrays: each is one 32-bit mask with a
  * bit per lane.
  *
@@ -231,7 +231,6 @@ typedef struct exec_warp {
     uint32_t taken;         /* last branch: lanes that took it */
     uint64_t warp_insts;
     uint64_t thread_insts;
-    uint64_t clock;         /* %clock: instructions this warp has issued */
     uint64_t seg_insts;     /* instructions since `active` last changed (thread_insts is settled lazily) */
     int at_barrier;         /* waiting at barrier (id + 1), or 0 */
     uint32_t barrier_count; /* threads the barrier waits for (0: all threads of the CTA) */
@@ -308,8 +307,10 @@ static inline double *xrd(exec_warp *w, xref r)
     return (double *)xr32(w, r);
 }
 
-/* Iterates lanes `l` of `mask`: the full-warp case is a plain loop the
- * compiler vectorises; otherwise only the set bits are visited. */
+/* Iterates lanes `l` of `mask`: the full-warp case is a plain loop,
+ * otherwise only the set bits are visited. gcc 12 at -O2 vectorises the
+ * plain loop only when the destination cannot alias a source; handlers that
+ * need it compute into a local array and copy it out (see exec_int.c). */
 #define FOR_LANES(mask, l, body)                                                                   \
     do {                                                                                           \
         if ((mask) == 0xFFFFFFFFu) {                                                               \
@@ -341,6 +342,8 @@ typedef struct decode_ctx {
 
 /* Reference to operand `o` read or written as `type` (immediates are
  * converted to that type and pooled; 64-bit types need 64-bit registers).
+ * The `!` of a negated predicate (MB_OPND_NOT) is not part of the reference:
+ * families that accept !%p read o->flags themselves.
  * Fails with MB_ERR_UNSUPPORTED naming the PTX line for operand forms the
  * executor cannot read that way. */
 mb_status decode_operand(decode_ctx *dc, const mb_insn *insn, const mb_operand *o,

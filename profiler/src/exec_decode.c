@@ -46,7 +46,7 @@ void decode_common_mods(const mb_insn *insn, xinsn *x)
         uint32_t bit;
     } bits[] = {{MB_MOD_FTZ, XM_FTZ},     {MB_MOD_SAT, XM_SAT},   {MB_MOD_APPROX, XM_APPROX},
                 {MB_MOD_HI, XM_HI},       {MB_MOD_LO, XM_LO},     {MB_MOD_WIDE, XM_WIDE},
-                {MB_MOD_CC, XM_CC},       {MB_MOD_RELU, XM_RELU}, {MB_MOD_NAN, XM_NAN},
+                {MB_MOD_CC, XM_CC},       {MB_MOD_RELU, XM_RELU}, {MB_MOD_NAN_PROPAGATE, XM_NAN},
                 {MB_MOD_UNI, XM_UNI},     {MB_MOD_VOLATILE, XM_VOLATILE},
                 {MB_MOD_FULL, XM_FULL},   {MB_MOD_ABS, XM_ABS},   {MB_MOD_XORSIGN, XM_XORSIGN}};
     static const struct {
@@ -72,7 +72,7 @@ void decode_common_mods(const mb_insn *insn, xinsn *x)
 
 unsigned decode_reg_bits(const decode_ctx *dc, const mb_operand *o)
 {
-    if (o->kind != MB_OPND_REG)
+    if (o->kind != MB_OPND_REG || o->u.reg >= dc->fn->nregs)
         return 0;
     const mb_reg *r = &dc->fn->regs[o->u.reg];
     if (r->type == MB_TYPE_PRED)
@@ -157,6 +157,10 @@ static uint64_t literal_bits(const mb_operand *o, mb_ptx_type type)
     unsigned size = mb_type_size(type);
     mb_type_kind kind = mb_type_kind_of(type);
     uint64_t bits = o->u.bits;
+    /* a bit pattern of the instruction's own width is used as written
+     * (converting through double would quiet signalling NaNs) */
+    if ((o->kind == MB_OPND_F32 && type == MB_TYPE_F32) || (o->kind == MB_OPND_F64 && type == MB_TYPE_F64))
+        return bits;
     if (kind == MB_TYPE_KIND_F && (type == MB_TYPE_F32 || type == MB_TYPE_F64)) {
         double v;
         if (o->kind == MB_OPND_F32)

@@ -195,8 +195,17 @@ uint8_t *exec_translate(exec_warp *w, const xinsn *x, int lane, uint64_t addr, u
     w->addrs[lane] = addr;
     w->access_bytes = bytes;
     if (bytes && (addr & (bytes - 1)) != 0) {
-        exec_fault_at(w, x, lane, "misaligned %s %s of %u bytes at 0x%" PRIx64, space_word(space),
-                      verb, bytes, addr);
+        char where[300] = "";
+        if (space == MB_SPACE_GLOBAL || space == MB_SPACE_CONST ||
+            (space == MB_SPACE_NONE && addr - MB_SHARED_WINDOW >= MB_WINDOW_SIZE &&
+             addr - MB_LOCAL_WINDOW >= MB_WINDOW_SIZE)) {
+            where[0] = ' ';
+            where[1] = '(';
+            mb_memory_describe(cta->mem, addr, where + 2, sizeof(where) - 3);
+            strcat(where, ")");
+        }
+        exec_fault_at(w, x, lane, "misaligned %s %s of %u bytes at 0x%" PRIx64 "%s",
+                      space_word(space), verb, bytes, addr, where);
         return NULL;
     }
     mb_space resolved = space;
@@ -255,4 +264,16 @@ uint8_t *exec_translate(exec_warp *w, const xinsn *x, int lane, uint64_t addr, u
         return p;
     }
     }
+}
+
+uint64_t mb_memory_allocation(const mb_memory *mem, uint64_t addr, uint64_t *size, const char **name)
+{
+    const allocation *a = find_below(mem, addr);
+    if (!a || addr - a->base >= (a->size ? a->size : 1))
+        return 0;
+    if (size)
+        *size = a->size;
+    if (name)
+        *name = a->name;
+    return a->base;
 }

@@ -254,12 +254,30 @@ exec_result exec_exit_lanes(exec_warp *w, uint32_t lanes)
 
 /* ------------------------------------------------------------ barriers */
 
+/* Lanes parked (not active) at an unguarded exit of the kernel: the
+ * `if (tid >= n) return;` before a __syncthreads() that nvcc compiles into
+ * a branch to the kernel's final ret. They have finished their work, as
+ * hardware treats them, so they do not make a barrier divergent. */
+static uint32_t lanes_about_to_exit(const exec_warp *w)
+{
+    uint32_t lanes = 0;
+    for (uint32_t i = 0; i + 1 < w->depth; i++) {
+        const simt_entry *e = &w->stack[i];
+        const xinsn *t = &w->code[e->pc];
+        int kernel_level = w->call_depth == 0;
+        if (t->guard < 0 && (t->opcode == MB_OP_EXIT ||
+                             (kernel_level && (t->opcode == MB_OP_RET || t->fn == exec_function_exit))))
+            lanes |= e->mask;
+    }
+    return lanes & ~w->active;
+}
+
 exec_result exec_barrier_arrive(exec_warp *w, const xinsn *x, uint32_t id, uint32_t count, int wait)
 {
     exec_cta *cta = w->cta;
     if (id >= 16)
         return exec_fault_at(w, x, __builtin_ctz(w->active | 1), "barrier id %u is out of range (0-15)", id);
-    if (w->active != w->live)
+    if (w->active != w->live && (w->live & ~w->active & ~lanes_about_to_exit(w)))
         return exec_fault_at(w, x, __builtin_ctz(w->active | 1),
                              "barrier divergence: barrier %u reached by lanes 0x%08x of warp %u "
                              "while lanes 0x%08x have not exited",
@@ -450,7 +468,6 @@ static int warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
     w->depth = 0;
     w->call_depth = 0;
     w->warp_insts = w->thread_insts = w->seg_insts = 0;
-    w->clock = 0;
     w->taken = 0;
     if (!w->stack)
         w->stack = malloc(SIMT_MAX_DEPTH * sizeof(simt_entry));
@@ -474,7 +491,7 @@ static int warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
     push_entry(w, ef->entry_pc, ef->exit_pc, w->live, 1);
     w->pc = ef->entry_pc;
     w->active = w->live;
-    /* special registers */
+    /* special registers: only those the program reads */
     uint32_t used = prog->sreg_used;
     const mb_dim3 b = cfg->block, g = cfg->grid;
     if (used & ((1u << SS_TID_X) | (1u << SS_TID_Y) | (1u << SS_TID_Z))) {
@@ -485,31 +502,32 @@ static int warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
             w->sregs[SS_TID_Z * 32 + l] = t / (b.x * b.y);
         }
     }
-    set_sreg(w, SS_NTID_X, b.x);
-    set_sreg(w, SS_NTID_Y, b.y);
-    set_sreg(w, SS_NTID_Z, b.z);
-    set_sreg(w, SS_CTAID_X, cta->ctaid.x);
-    set_sreg(w, SS_CTAID_Y, cta->ctaid.y);
-    set_sreg(w, SS_CTAID_Z, cta->ctaid.z);
-    set_sreg(w, SS_NCTAID_X, g.x);
-    set_sreg(w, SS_NCTAID_Y, g.y);
-    set_sreg(w, SS_NCTAID_Z, g.z);
-    set_sreg(w, SS_WARPID, index);
-    set_sreg(w, SS_NWARPID, cta->nwarps);
-    set_sreg(w, SS_SMID, 0);
-    set_sreg(w, SS_NSMID, 1);
-    set_sreg(w, SS_GRIDID, 1);
-    set_sreg(w, SS_TOTAL_SMEM, cta->shared_bytes);
-    set_sreg(w, SS_DYNAMIC_SMEM, cfg->dynamic_shared);
-    set_sreg(w, SS_AGGR_SMEM, cta->shared_bytes);
-    for (int l = 0; l < 32; l++) {
-        uint32_t bit = 1u << l;
-        w->sregs[SS_LANEID * 32 + l] = (uint32_t)l;
-        w->sregs[SS_LANEMASK_EQ * 32 + l] = bit;
-        w->sregs[SS_LANEMASK_LT * 32 + l] = bit - 1;
-        w->sregs[SS_LANEMASK_LE * 32 + l] = bit | (bit - 1);
-        w->sregs[SS_LANEMASK_GE * 32 + l] = ~(bit - 1);
-        w->sregs[SS_LANEMASK_GT * 32 + l] = ~(bit | (bit - 1));
+    const struct {
+        exec_sreg_slot slot;
+        uint32_t value;
+    } uniform[] = {{SS_NTID_X, b.x},           {SS_NTID_Y, b.y},
+                   {SS_NTID_Z, b.z},           {SS_CTAID_X, cta->ctaid.x},
+                   {SS_CTAID_Y, cta->ctaid.y}, {SS_CTAID_Z, cta->ctaid.z},
+                   {SS_NCTAID_X, g.x},         {SS_NCTAID_Y, g.y},
+                   {SS_NCTAID_Z, g.z},         {SS_WARPID, index},
+                   {SS_NWARPID, cta->nwarps},  {SS_SMID, 0},
+                   {SS_NSMID, 1},              {SS_GRIDID, 1},
+                   {SS_TOTAL_SMEM, cta->shared_bytes}, {SS_DYNAMIC_SMEM, cfg->dynamic_shared},
+                   {SS_AGGR_SMEM, cta->shared_bytes}};
+    for (size_t k = 0; k < sizeof(uniform) / sizeof(uniform[0]); k++)
+        if (used & (1u << uniform[k].slot))
+            set_sreg(w, uniform[k].slot, uniform[k].value);
+    if (used & ((1u << SS_LANEID) | (1u << SS_LANEMASK_EQ) | (1u << SS_LANEMASK_LE) |
+                (1u << SS_LANEMASK_LT) | (1u << SS_LANEMASK_GE) | (1u << SS_LANEMASK_GT))) {
+        for (int l = 0; l < 32; l++) {
+            uint32_t bit = 1u << l;
+            w->sregs[SS_LANEID * 32 + l] = (uint32_t)l;
+            w->sregs[SS_LANEMASK_EQ * 32 + l] = bit;
+            w->sregs[SS_LANEMASK_LT * 32 + l] = bit - 1;
+            w->sregs[SS_LANEMASK_LE * 32 + l] = bit | (bit - 1);
+            w->sregs[SS_LANEMASK_GE * 32 + l] = ~(bit - 1);
+            w->sregs[SS_LANEMASK_GT * 32 + l] = ~(bit | (bit - 1));
+        }
     }
     return 1;
 }
@@ -789,19 +807,17 @@ mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cf
     else if (ls->faulted) {
         const xinsn *x = ls->fault.x;
         const mb_insn *src = x ? x->src : NULL;
+        /* the PTX file:line is the error's location; add the CUDA source line
+         * when the PTX carries .loc information */
         char where[300] = "";
-        if (src) {
+        if (src && src->loc >= 0) {
             const mb_module *m = prog->module;
-            int n = snprintf(where, sizeof(where), " at %s:%d", m->filename, src->line);
-            if (src->loc >= 0 && n > 0) {
-                const mb_loc *loc = &m->locs[src->loc];
-                for (uint32_t i = 0; i < m->nfiles; i++)
-                    if (m->files[i].index == loc->file) {
-                        snprintf(where + n, sizeof(where) - (size_t)n, " (%s:%d)", m->files[i].name,
-                                 loc->line);
-                        break;
-                    }
-            }
+            const mb_loc *loc = &m->locs[src->loc];
+            for (uint32_t i = 0; i < m->nfiles; i++)
+                if (m->files[i].index == loc->file) {
+                    snprintf(where, sizeof(where), " (source %s:%d)", m->files[i].name, loc->line);
+                    break;
+                }
         }
         st = mb_error_set(err, MB_ERR_FAULT, prog->module->filename, src ? src->line : 0,
                           src ? src->col : 0, "%s%s", ls->fault.msg, where);

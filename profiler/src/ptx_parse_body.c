@@ -662,25 +662,24 @@ static mb_status parse_operand(ptx_parser *p, const mb_insn *insn, mb_operand *o
     }
     if (negative)
         return pp_error(p, "only constants can be negated");
-    if (pp_is_ident(p, "_")) {
-        o->kind = MB_OPND_SINK;
-        return pp_next(p);
-    }
-    int r = mb_strmap_get(fn->reg_names, p->tok.text, p->tok.len);
-    if (r >= 0) {
-        o->kind = MB_OPND_REG;
+    int is_sink = pp_is_ident(p, "_");
+    int r = is_sink ? -1 : mb_strmap_get(fn->reg_names, p->tok.text, p->tok.len);
+    if (is_sink || r >= 0) {
+        o->kind = is_sink ? MB_OPND_SINK : MB_OPND_REG;
         o->u.reg = (uint32_t)r;
         TRY(pp_next(p));
         if (pp_is_punct(p, '|')) {
+            /* paired destinations %r|%p; either side may be the sink '_' */
             TRY(pp_next(p));
-            int r2 = p->tok.kind == TOK_IDENT
-                         ? mb_strmap_get(fn->reg_names, p->tok.text, p->tok.len)
-                         : -1;
-            if (r2 < 0)
-                return pp_error(p, "expected a register after '|'");
+            int sink2 = pp_is_ident(p, "_");
+            int r2 = sink2 ? -1
+                     : p->tok.kind == TOK_IDENT ? mb_strmap_get(fn->reg_names, p->tok.text, p->tok.len)
+                                                : -1;
+            if (!sink2 && r2 < 0)
+                return pp_error(p, "expected a register or '_' after '|'");
             o->kind = MB_OPND_PAIR;
-            o->u.pair.first = (uint32_t)r;
-            o->u.pair.second = (uint32_t)r2;
+            o->u.pair.first = is_sink ? MB_PAIR_SINK : (uint32_t)r;
+            o->u.pair.second = sink2 ? MB_PAIR_SINK : (uint32_t)r2;
             TRY(pp_next(p));
         }
         return MB_OK;

@@ -230,7 +230,9 @@ static void print_operand(mb_buf *b, const mb_module *m, const mb_function *fn, 
     case MB_OPND_LIST: print_list(b, m, fn, o, "(", ")"); break;
     case MB_OPND_SINK: mb_buf_putc(b, '_'); break;
     case MB_OPND_PAIR:
-        mb_buf_printf(b, "%s|%s", fn->regs[o->u.pair.first].name, fn->regs[o->u.pair.second].name);
+        mb_buf_printf(b, "%s|%s",
+                      o->u.pair.first == MB_PAIR_SINK ? "_" : fn->regs[o->u.pair.first].name,
+                      o->u.pair.second == MB_PAIR_SINK ? "_" : fn->regs[o->u.pair.second].name);
         break;
     }
 }
