@@ -46,5 +46,7 @@ mb_status cli_write_output(const char *path, const char *data, size_t len, mb_er
 /* Sub-commands. */
 int cmd_ptx(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 
 #endif

@@ -14,6 +14,8 @@ static const char main_help[] =
     "  ptx print FILE      print canonical PTX\n"
     "  ptx cfg FILE        draw a kernel's control-flow graph (DOT or SVG)\n"
     "  run FILE --launch L run a PTX file's launches on the functional SIMT executor\n"
+    "  profile FILE ...    profile launches: DFSG and profile JSON per launch\n"
+    "  render FILE.dot     draw a DFSG or CFG as SVG\n"
     "\n"
     "Options:\n"
     "  -h, --help          show this help; 'minibench <command> --help' for a command\n"
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
         return cmd_ptx(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "profile") == 0)
+        return cmd_profile(argc - 2, argv + 2);
+    if (strcmp(cmd, "render") == 0)
+        return cmd_render(argc - 2, argv + 2);
     fprintf(stderr, "minibench: unknown command '%s'\nTry 'minibench --help' for the list of commands.\n",
             cmd);
     return MB_EXIT_USAGE;

@@ -10,11 +10,6 @@
 
 #include "graphviz_io.h"
 
-/* cgraph takes char * for names and values it does not modify. */
-static char *mutable_text(const char *s)
-{
-    return (char *)(uintptr_t)s;
-}
 
 static int is_back_edge(const mb_cfg *cfg, int from, int to)
 {
@@ -57,45 +52,33 @@ static void block_label(const mb_module *m, const mb_cfg *cfg, int b, mb_buf *la
         mb_buf_printf(label, "\\nipdom %s", mb_cfg_block_name(cfg, cfg->ipdom[b], ipdom, sizeof(ipdom)));
 }
 
-mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, mb_error *err)
+/* Adds one function's blocks, edges and loop clusters to `parent`. Node
+ * names get `prefix` so several functions can share a graph. With a
+ * profile, nodes and edges carry the DFSG counts. */
+static mb_status add_function(Agraph_t *g, Agraph_t *parent, const mb_module *m, const mb_cfg *cfg,
+                              const mb_func_profile *fp, const char *prefix, mb_error *err)
 {
     const mb_function *fn = cfg->fn;
-    Agraph_t *g = agopen(mutable_text(fn->name), Agstrictdirected, NULL);
     int n = cfg->nblocks;
     Agnode_t **nodes = calloc((size_t)n + 1, sizeof(Agnode_t *));
     Agraph_t **clusters = calloc((size_t)cfg->loops.nloops + 1, sizeof(Agraph_t *));
-    mb_buf label = MB_BUF_INIT;
+    mb_buf label = MB_BUF_INIT, name = MB_BUF_INIT;
     mb_status st = MB_OK;
-    if (!g || !nodes || !clusters) {
+    if (!nodes || !clusters) {
         st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory drawing '%s'", fn->name);
         goto done;
     }
-    agattr(g, AGRAPH, "label", "");
-    agattr(g, AGRAPH, "style", "");
-    agattr(g, AGRAPH, "color", "");
-    agattr(g, AGNODE, "shape", "box");
-    agattr(g, AGNODE, "fontname", "monospace");
-    agattr(g, AGNODE, "label", "\\N");
-    agattr(g, AGNODE, "style", "");
-    agattr(g, AGEDGE, "label", "");
-    agattr(g, AGEDGE, "style", "");
-    agattr(g, AGEDGE, "color", "");
-    agattr(g, AGEDGE, "penwidth", "");
-    mb_buf_printf(&label, "%s %s: %d blocks, %d loops", fn->is_entry ? "kernel" : "function",
-                  fn->name, n, cfg->loops.nloops);
-    agset(g, "label", label.data ? label.data : "");
-
     /* Loops become clusters nested like the loops themselves; loops are
      * ordered outermost first, so a parent's cluster always exists already. */
     for (int l = 0; l < cfg->loops.nloops; l++) {
         const mb_loop *loop = &cfg->loops.loops[l];
-        Agraph_t *parent = loop->parent >= 0 ? clusters[loop->parent] : g;
-        char cname[32], hname[32];
-        snprintf(cname, sizeof(cname), "cluster_loop%d", l);
-        clusters[l] = agsubg(parent, cname, 1);
+        Agraph_t *outer = loop->parent >= 0 ? clusters[loop->parent] : parent;
+        char hname[32];
+        mb_buf_reset(&name);
+        mb_buf_printf(&name, "cluster_%sloop%d", prefix, l);
+        clusters[l] = agsubg(outer, name.data, 1);
         mb_buf_reset(&label);
-        mb_buf_printf(&label, "loop %d: %s, header %s, depth %d", l,
-                      mb_loop_kind_name(loop->kind),
+        mb_buf_printf(&label, "loop %d: %s, header %s, depth %d", l, mb_loop_kind_name(loop->kind),
                       mb_cfg_block_name(cfg, loop->header, hname, sizeof(hname)), loop->depth);
         agsafeset(clusters[l], "label", label.data, "");
         agsafeset(clusters[l], "style", "dashed", "");
@@ -103,12 +86,39 @@ mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, m
                                         : loop->kind == MB_LOOP_NESTED ? "purple" : "darkgreen", "");
     }
     for (int b = 0; b < n; b++) {
-        char name[32];
+        char bname[32];
         int inner = cfg->loops.innermost ? cfg->loops.innermost[b] : -1;
-        Agraph_t *home = inner >= 0 ? clusters[inner] : g;
-        nodes[b] = agnode(home, mutable_text(mb_cfg_block_name(cfg, b, name, sizeof(name))), 1);
+        Agraph_t *home = inner >= 0 ? clusters[inner] : parent;
+        mb_buf_reset(&name);
+        mb_buf_printf(&name, "%s%s", prefix, mb_cfg_block_name(cfg, b, bname, sizeof(bname)));
+        nodes[b] = agnode(home, name.data, 1);
         mb_buf_reset(&label);
-        block_label(m, cfg, b, &label);
+        if (fp) {
+            const mb_block_profile *bp = &fp->blocks[b];
+            char num[32];
+            mb_buf_printf(&label, "%s\\nECount %llu\\nLCount %llu\\nSCount %llu",
+                          mb_cfg_block_name(cfg, b, bname, sizeof(bname)),
+                          (unsigned long long)bp->ecount, (unsigned long long)bp->lcount,
+                          (unsigned long long)bp->scount);
+            static const char *const keys[] = {"ecount", "lcount", "scount", "threads", "warp_execs", "entries", "exits"};
+            const uint64_t vals[] = {bp->ecount, bp->lcount, bp->scount, bp->threads, bp->warp_execs, bp->entries, bp->exits};
+            for (int k = 0; k < 7; k++) {
+                snprintf(num, sizeof(num), "%llu", (unsigned long long)vals[k]);
+                agsafeset(nodes[b], (char *)(uintptr_t)keys[k], num, "");
+            }
+            mb_buf chain = MB_BUF_INIT;
+            mb_profile_block_chain(fn, cfg, b, &chain);
+            agsafeset(nodes[b], "chain", chain.data ? chain.data : "", "");
+            mb_buf_free(&chain);
+            snprintf(num, sizeof(num), "%d", b);
+            agsafeset(nodes[b], "block", num, "");
+            if (inner >= 0) {
+                snprintf(num, sizeof(num), "%d", inner);
+                agsafeset(nodes[b], "loop", num, "");
+            }
+        } else {
+            block_label(m, cfg, b, &label);
+        }
         agset(nodes[b], "label", label.data);
         if (b == 0)
             agset(nodes[b], "style", "bold");
@@ -117,21 +127,38 @@ mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, m
     for (int b = 0; b < n; b++)
         any_exit |= cfg->blocks[b].is_exit;
     if (any_exit) {
-        nodes[n] = agnode(g, "EXIT", 1);
+        mb_buf_reset(&name);
+        mb_buf_printf(&name, "%sEXIT", prefix);
+        nodes[n] = agnode(parent, name.data, 1);
         agset(nodes[n], "shape", "doublecircle");
+        agset(nodes[n], "label", "EXIT");
     }
     for (int b = 0; b < n; b++) {
         for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++) {
             int to = cfg->graph.succ[k];
             Agedge_t *e = agedge(g, nodes[b], nodes[to], NULL, 1);
-            if (is_back_edge(cfg, b, to)) {
-                agset(e, "label", "back");
+            int back = is_back_edge(cfg, b, to);
+            if (fp) {
+                const mb_edge_profile *ep = &fp->edges[k];
+                char num[48];
+                snprintf(num, sizeof(num), "%llu", (unsigned long long)ep->count);
+                agsafeset(e, "oecount", num, "");
+                agsafeset(e, "iecount", num, "");
+                snprintf(num, sizeof(num), "%llu", (unsigned long long)ep->threads);
+                agsafeset(e, "tcount", num, "");
+                snprintf(num, sizeof(num), "%llu / %llu%s", (unsigned long long)ep->count,
+                         (unsigned long long)ep->threads, back ? " back" : "");
+                agset(e, "xlabel", num);
+            }
+            if (back) {
+                if (!fp)
+                    agset(e, "xlabel", "back");
                 agset(e, "color", "red");
                 agset(e, "penwidth", "2");
                 agset(e, "style", "bold");
-            } else if (k == cfg->graph.succ_start[b] && b + 1 == to &&
+            } else if (!fp && k == cfg->graph.succ_start[b] && b + 1 == to &&
                        cfg->graph.succ_start[b + 1] - cfg->graph.succ_start[b] > 1) {
-                agset(e, "label", "fall");
+                agset(e, "xlabel", "fall");
             }
         }
         if (cfg->blocks[b].is_exit) {
@@ -139,12 +166,85 @@ mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, m
             agset(e, "style", "dashed");
         }
     }
-    st = mb_graphviz_write(g, out, fn->name, err);
 done:
-    if (g)
-        agclose(g);
     free(nodes);
     free(clusters);
     mb_buf_free(&label);
+    mb_buf_free(&name);
+    return st;
+}
+
+static Agraph_t *open_graph(const char *name)
+{
+    Agraph_t *g = mb_graphviz_open(name);
+    if (!g)
+        return NULL;
+    agattr(g, AGRAPH, "label", "");
+    agattr(g, AGRAPH, "style", "");
+    agattr(g, AGRAPH, "color", "");
+    agattr(g, AGNODE, "shape", "box");
+    agattr(g, AGNODE, "fontname", "monospace");
+    agattr(g, AGNODE, "label", "\\N");
+    agattr(g, AGNODE, "style", "");
+    /* edge labels are xlabels: Graphviz 2.42's dot double-frees ordinary edge
+     * labels inside clusters when it cleans up a layout */
+    agattr(g, AGEDGE, "xlabel", "");
+    agattr(g, AGEDGE, "style", "");
+    agattr(g, AGEDGE, "color", "");
+    agattr(g, AGEDGE, "penwidth", "");
+    return g;
+}
+
+mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, mb_error *err)
+{
+    const mb_function *fn = cfg->fn;
+    Agraph_t *g = open_graph(fn->name);
+    if (!g)
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory drawing '%s'", fn->name);
+    mb_buf label = MB_BUF_INIT;
+    mb_buf_printf(&label, "%s %s: %d blocks, %d loops", fn->is_entry ? "kernel" : "function",
+                  fn->name, cfg->nblocks, cfg->loops.nloops);
+    agset(g, "label", label.data ? label.data : "");
+    mb_buf_free(&label);
+    mb_status st = add_function(g, g, m, cfg, NULL, "", err);
+    if (st == MB_OK)
+        st = mb_graphviz_write(g, out, fn->name, err);
+    agclose(g);
+    return st;
+}
+
+mb_status mb_dfsg_write_dot(const mb_module *m, const mb_profile *p, mb_buf *out, mb_error *err)
+{
+    const mb_func_profile *kernel = mb_profile_func(p, 0);
+    Agraph_t *g = open_graph(kernel->fn->name);
+    if (!g)
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory drawing the DFSG");
+    mb_buf label = MB_BUF_INIT;
+    mb_buf_printf(&label, "DFSG of %s: %llu threads (edge labels: executions / threads)",
+                  kernel->fn->name, (unsigned long long)kernel->calls);
+    agset(g, "label", label.data ? label.data : "");
+    mb_status st = MB_OK;
+    for (uint32_t i = 0; i < mb_profile_nfuncs(p) && st == MB_OK; i++) {
+        const mb_func_profile *fp = mb_profile_func(p, i);
+        if (i == 0) {
+            st = add_function(g, g, m, fp->cfg, fp, "", err);
+            continue;
+        }
+        /* each called function in its own cluster, node names prefixed */
+        mb_buf name = MB_BUF_INIT, prefix = MB_BUF_INIT;
+        mb_buf_printf(&name, "cluster_fn_%s", fp->fn->name);
+        mb_buf_printf(&prefix, "%s:", fp->fn->name);
+        Agraph_t *sub = agsubg(g, name.data, 1);
+        mb_buf_reset(&label);
+        mb_buf_printf(&label, "function %s: %llu calls", fp->fn->name, (unsigned long long)fp->calls);
+        agsafeset(sub, "label", label.data, "");
+        st = add_function(g, sub, m, fp->cfg, fp, prefix.data, err);
+        mb_buf_free(&name);
+        mb_buf_free(&prefix);
+    }
+    mb_buf_free(&label);
+    if (st == MB_OK)
+        st = mb_graphviz_write(g, out, kernel->fn->name, err);
+    agclose(g);
     return st;
 }

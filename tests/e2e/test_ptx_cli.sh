@@ -64,7 +64,7 @@ expect_exit 1 "print into a missing directory" -- "$MINIBENCH" ptx print "$EX/ve
 expect_exit 0 "cfg DOT" -- "$MINIBENCH" ptx cfg "$EX/nested_loops/nested_loops.ptx" -o "$TMP/nl.dot"
 expect_grep "$TMP/nl.dot" "digraph" "cfg is DOT"
 expect_grep "$TMP/nl.dot" "cluster_loop" "loops are clusters"
-expect_grep "$TMP/nl.dot" "label=back" "back edges are labelled"
+expect_grep "$TMP/nl.dot" "xlabel=back" "back edges are labelled"
 expect_grep "$TMP/nl.dot" "nested, header" "loop kinds are marked"
 expect_grep "$TMP/nl.dot" "self, header" "self loops are marked"
 expect_exit 0 "cfg SVG" -- "$MINIBENCH" ptx cfg --svg "$EX/nested_loops/nested_loops.ptx" -o "$TMP/nl.svg"

@@ -26,6 +26,18 @@ extern "C" {
 mb_status mb_cfg_write_dot(const mb_module *module, const mb_cfg *cfg, mb_buf *out, mb_error *err);
 
 /**
+ * Writes the divergence flow statistics graph (DFSG, MiniBench paper Fig.
+ * 10) of a finished profile as DOT: the kernel's blocks and edges as in
+ * mb_cfg_write_dot(), each node labelled with ECount, LCount and SCount and
+ * carrying the attributes block, ecount, lcount, scount, threads,
+ * warp_execs, entries, exits, loop and chain (the opcode chain); each edge
+ * carrying oecount, iecount and tcount. Called functions follow in their
+ * own clusters with node names prefixed by "function:".
+ */
+mb_status mb_dfsg_write_dot(const mb_module *module, const mb_profile *profile, mb_buf *out,
+                            mb_error *err);
+
+/**
  * Lays out DOT text with Graphviz's dot engine and renders it as SVG into
  * `out`. `name` names the input in error messages.
  */

@@ -314,9 +314,12 @@ typedef struct mb_operand {
         struct {
             uint32_t first;
             uint32_t second;
-        } pair; /**< register indices */
+        } pair; /**< register indices, or MB_PAIR_SINK for '_' */
     } u;
 } mb_operand;
+
+/** A side of a %a|%b pair written as the sink '_'. */
+#define MB_PAIR_SINK UINT32_MAX
 
 /** Debug location from a .loc directive. */
 typedef struct mb_loc {
@@ -971,6 +974,72 @@ uint64_t mb_manifest_buffer(const mb_manifest_run *run, const char *name, uint64
  * type, count, bytes, file, FNV-1a 64 checksum), atomically per file.
  */
 mb_status mb_manifest_write_outputs(const mb_manifest_run *run, const char *dir, mb_error *err);
+
+
+/* ============================================================== profiles */
+
+/**
+ * A profile of one kernel launch (MiniBench paper section 4.1): per basic
+ * block and edge counts (the DFSG), loops with trip-count distributions,
+ * branches, memory instructions (coalescing, bank conflicts, affine address
+ * models), dependence distances and the instruction mix. Built by attaching
+ * the profile's observer to mb_launch().
+ */
+typedef struct mb_profile mb_profile;
+
+typedef struct mb_profile_options {
+    uint32_t banks;      /**< shared-memory banks; 0 means 32 */
+    uint32_t bank_bytes; /**< bytes per bank; 0 means 4 */
+} mb_profile_options;
+
+/** Prepares a profile of launch `cfg` of `prog` (analyses every function). */
+mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                         const mb_profile_options *opt, mb_profile **out, mb_error *err);
+/** The observer to put in mb_exec_options for the launch. */
+const mb_observer *mb_profile_observer(mb_profile *p);
+/** Completes the profile after mb_launch() returned MB_OK with `stats`. */
+mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error *err);
+void mb_profile_free(mb_profile *p);
+/** Writes the profile as JSON (docs/formats.md: <kernel>.<n>.profile.json). */
+mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err);
+
+/** DFSG counts of one basic block (thread counts summed over all threads). */
+typedef struct mb_block_profile {
+    uint64_t ecount;     /**< executions summed over threads */
+    uint64_t lcount;     /**< executions in loop iterations after the first of the block's innermost loop */
+    uint64_t scount;     /**< barriers executed in the block, summed over threads */
+    uint64_t threads;    /**< distinct threads that executed the block */
+    uint64_t warp_execs; /**< warp-level executions */
+    uint64_t entries;    /**< threads entering the function here (the entry block: starts or calls) */
+    uint64_t exits;      /**< threads leaving the function from this block */
+} mb_block_profile;
+
+/** DFSG counts of one control-flow edge (from, to are block indices). */
+typedef struct mb_edge_profile {
+    int from, to;
+    uint64_t count;   /**< traversals summed over threads: the paper's OECount of `from` and IECount of `to` */
+    uint64_t threads; /**< TCount: distinct threads that took the edge at least once */
+    int back;         /**< a back edge of a natural loop */
+} mb_edge_profile;
+
+/** The DFSG of one function executed by the launch. */
+typedef struct mb_func_profile {
+    const mb_function *fn;
+    const mb_cfg *cfg;
+    const mb_block_profile *blocks; /**< cfg->nblocks */
+    const mb_edge_profile *edges;   /**< in CFG successor order */
+    uint32_t nedges;
+    uint64_t calls;                 /**< threads that entered the function (the launch's threads for the kernel) */
+} mb_func_profile;
+
+/** Functions with profiles: index 0 is the kernel, then every function it called. */
+uint32_t mb_profile_nfuncs(const mb_profile *p);
+const mb_func_profile *mb_profile_func(const mb_profile *p, uint32_t i);
+/** The opcode chain of a block: "ld.global.f32 add.f32 ..." (opcode and types of each instruction). */
+void mb_profile_block_chain(const mb_function *fn, const mb_cfg *cfg, int block, mb_buf *out);
+
+/** Base address, size and name of the allocation containing `addr` (0 when none). */
+uint64_t mb_memory_allocation(const mb_memory *mem, uint64_t addr, uint64_t *size, const char **name);
 
 #ifdef __cplusplus
 }

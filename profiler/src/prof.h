@@ -1,0 +1,127 @@
+/*
+ * The profiler's internals: what a profile holds per function, block, edge,
+ * loop, branch and memory instruction, shared by the collector
+ * (prof_collect.c), the static analyses (prof_static.c), the memory
+ * statistics (prof_memory.c) and the JSON writer (prof_json.c).
+ */
+#ifndef MB_PROF_H
+#define MB_PROF_H
+
+#include <minibench/profiler.h>
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------ histograms */
+
+/* Exact histogram of non-negative integer values (value -> count), kept
+ * sorted by value when read. Grows as needed. */
+typedef struct prof_hist {
+    uint64_t *value;
+    uint64_t *count;
+    uint32_t n, cap;
+    uint64_t total;   /* sum of counts */
+} prof_hist;
+
+int prof_hist_add(prof_hist *h, uint64_t value, uint64_t count); /* 0 when out of memory */
+void prof_hist_free(prof_hist *h);
+/* Sorts by value (call before reading). */
+void prof_hist_sort(prof_hist *h);
+
+/* --------------------------------------------------- static analyses */
+
+/* Where a value comes from (bit set): a union per SSA value (reaching
+ * definitions through SSA form; a plain per-register union where SSA is
+ * unavailable or over budget), prof_static.c. */
+enum {
+    SRC_CONST = 1 << 0,  /* literals */
+    SRC_TID = 1 << 1,    /* %tid, %laneid, %lanemask_*, %warpid, elect */
+    SRC_CTAID = 1 << 2,  /* %ctaid, %nctaid, %ntid, %smid ... (uniform within a CTA) */
+    SRC_PARAM = 1 << 3,  /* kernel or function parameters */
+    SRC_DATA = 1 << 4,   /* loaded from memory, atomics, shuffles, votes, clocks, call results */
+    SRC_LOOP = 1 << 5    /* a loop-carried value (an induction variable) */
+};
+
+/* The origin of an address (prof_static.c). */
+typedef enum prof_base_kind {
+    BASE_UNKNOWN = 0,
+    BASE_PARAM,        /* a pointer parameter: index */
+    BASE_GLOBAL_VAR,   /* a module .global/.const variable: index */
+    BASE_SHARED_VAR,   /* a .shared variable: module (index) or function-level (index | 0x80000000) */
+    BASE_LOCAL,        /* the thread's stack or a .local variable */
+    BASE_MULTIPLE      /* several bases reach it */
+} prof_base_kind;
+
+typedef struct prof_static {
+    /* per instruction */
+    uint8_t *source;        /* SRC_*: the guard of a guarded terminator (bra, brx plus its index,
+                               ret, exit, trap); the address of memory instructions and of
+                               anything with an address operand */
+    prof_base_kind *base_kind; /* memory instructions; ld/st.param of a kernel parameter i:
+                                  BASE_PARAM(i); call parameters and func_retval: BASE_LOCAL */
+    uint32_t *base_index;
+    /* per block: register def-use distance within the block */
+    prof_hist *dep_dist;    /* nblocks histograms: for each instruction and source register
+                               defined earlier in the same block, distance = i - j */
+} prof_static;
+
+/* Runs the static analyses of `fn` (its CFG in `cfg`). */
+mb_status prof_static_analyse(const mb_module *m, const mb_function *fn, const mb_cfg *cfg,
+                              prof_static *out, mb_error *err);
+void prof_static_free(prof_static *s, const mb_cfg *cfg);
+
+/* ------------------------------------------------------ memory stats */
+
+/* Everything measured for one static memory instruction (prof_memory.c). */
+typedef struct prof_mem prof_mem;
+
+typedef struct prof_mem_config {
+    uint32_t banks;       /* shared-memory banks (32) */
+    uint32_t bank_bytes;  /* bytes per bank word (4) */
+    uint32_t sector_bytes; /* 32 */
+    uint32_t line_bytes;  /* 128 */
+    uint32_t nfeatures;   /* affine features per lane: see prof_mem_request */
+} prof_mem_config;
+
+/* One warp request as the collector sees it, compacted to the lanes that
+ * executed the access, in ascending lane order: entry i belongs to lane
+ * lane_index[i]. `features` holds nfeatures int64 values per entry
+ * (features[i * nfeatures + k]): tid.x, tid.y, tid.z, ctaid.x, ctaid.y,
+ * ctaid.z, then the 0-based iteration index of each enclosing loop from
+ * outermost to innermost. Features that are constant over the whole launch
+ * are still passed (they simply never vary). */
+typedef struct prof_mem_request {
+    uint32_t lanes;            /* number of lanes that executed the access (entries) */
+    const uint64_t *addrs;     /* per entry: the state-space address */
+    const uint8_t *lane_index; /* per entry: its lane, 0-31, ascending */
+    uint32_t access_bytes;     /* bytes per lane (whole vector) */
+    mb_space space;            /* resolved space */
+    const int64_t *features;
+} prof_mem_request;
+
+prof_mem *prof_mem_new(const prof_mem_config *cfg);
+/* Accounts one request; returns 0 when out of memory. */
+int prof_mem_add(prof_mem *pm, const prof_mem_request *req);
+void prof_mem_free(prof_mem *pm);
+
+/* Results, valid after prof_mem_finish(). */
+typedef struct prof_mem_result {
+    uint64_t requests, thread_accesses;
+    mb_space space;                 /* the space seen (MB_SPACE_NONE when mixed) */
+    prof_hist sectors;              /* 32-byte sectors per request (compute capability 2.0+) */
+    prof_hist lines;                /* 128-byte lines per request (2.0+) */
+    prof_hist cc10_transactions;    /* transactions per request under 1.0/1.1 rules (strict half-warp) */
+    prof_hist cc12_transactions;    /* transactions per request under 1.2/1.3 rules (shrinking segments) */
+    prof_hist bank_degree;          /* shared: bank-conflict degree per request */
+    int affine;                     /* 1: every address equals the affine model */
+    int64_t coef[16];               /* constant term, then one per feature */
+    uint32_t ncoef;
+    prof_hist lane_stride;          /* address differences between consecutive active lanes (bias 2^62) */
+    uint64_t footprint_lines;       /* distinct 128-byte lines touched (exact up to a cap) */
+    int footprint_capped;
+    prof_hist reuse_log2;           /* reuse distance in requests of this instruction, log2 buckets */
+} prof_mem_result;
+
+/* Finalises and returns the results (owned by pm). */
+const prof_mem_result *prof_mem_finish(prof_mem *pm);
+
+#endif

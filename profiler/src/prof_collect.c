@@ -1,0 +1,522 @@
+/* The profile collector: an executor observer that turns warp instruction
+ * events into the DFSG counts, loop trip-count distributions, branch
+ * statistics and memory statistics of one launch. */
+#include "prof_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ setup */
+
+static mb_status nomem(mb_error *err)
+{
+    return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory while profiling");
+}
+
+static int is_barrier(const mb_insn *insn)
+{
+    if (insn->opcode != MB_OP_BAR && insn->opcode != MB_OP_BARRIER)
+        return 0;
+    /* bar.warp.sync and bar.arrive do not synchronise the CTA */
+    return !mb_insn_has_mod(insn, MB_MOD_WARP) && !mb_insn_has_mod(insn, MB_MOD_ARRIVE);
+}
+
+static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error *err)
+{
+    const mb_function *fn = &p->module->funcs[index];
+    f->fn = fn;
+    f->index = index;
+    mb_status st = mb_cfg_build(fn, &f->cfg, err);
+    if (st != MB_OK)
+        return st;
+    st = prof_static_analyse(p->module, fn, &f->cfg, &f->st, err);
+    if (st != MB_OK)
+        return st;
+    f->has_static = 1;
+    uint32_t n = fn->ninsns, nb = (uint32_t)f->cfg.nblocks;
+    uint32_t ne = (uint32_t)f->cfg.graph.succ_start[nb];
+    uint32_t nl = (uint32_t)f->cfg.loops.nloops;
+    f->info = calloc((size_t)n + 1, sizeof(insn_info));
+    f->insn_warps = calloc((size_t)n + 1, sizeof(uint64_t));
+    f->insn_threads = calloc((size_t)n + 1, sizeof(uint64_t));
+    f->br = calloc((size_t)n + 1, sizeof(branch_stats));
+    f->blocks = calloc((size_t)nb + 1, sizeof(mb_block_profile));
+    f->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
+    f->loops = calloc((size_t)nl + 1, sizeof(loop_stats));
+    f->loop_member = calloc((size_t)nl * nb + 1, 1);
+    f->mems = calloc((size_t)n + 1, sizeof(prof_mem *));
+    if (!f->info || !f->insn_warps || !f->insn_threads || !f->br || !f->blocks || !f->edges ||
+        !f->loops || !f->loop_member || !f->mems)
+        return nomem(err);
+    f->nedges = ne;
+    for (uint32_t b = 0; b < nb; b++)
+        for (int k = f->cfg.graph.succ_start[b]; k < f->cfg.graph.succ_start[b + 1]; k++) {
+            mb_edge_profile *e = &f->edges[k];
+            e->from = (int)b;
+            e->to = f->cfg.graph.succ[k];
+            e->back = mb_dominates(f->cfg.idom, e->to, e->from);
+        }
+    for (uint32_t l = 0; l < nl; l++) {
+        const mb_loop *loop = &f->cfg.loops.loops[l];
+        for (int k = 0; k < loop->nblocks; k++)
+            f->loop_member[l * nb + (uint32_t)loop->blocks[k]] = 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const mb_insn *insn = &fn->insns[i];
+        insn_info *ii = &f->info[i];
+        int b = f->cfg.block_of_insn[i];
+        ii->block = b;
+        ii->block_start = f->cfg.blocks[b].first == i;
+        ii->cond_branch = insn->opcode == MB_OP_BRA && insn->guard >= 0;
+        ii->barrier = (uint8_t)is_barrier(insn);
+        ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
+        ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
+        /* loop nest of the block, outermost first, for affine features */
+        int depth = 0, chain[PROF_MAX_LOOP_FEATURES];
+        for (int l = f->cfg.loops.innermost[b]; l >= 0; l = f->cfg.loops.loops[l].parent)
+            depth++;
+        int skip = depth > PROF_MAX_LOOP_FEATURES ? depth - PROF_MAX_LOOP_FEATURES : 0;
+        int k = 0, d = 0;
+        for (int l = f->cfg.loops.innermost[b]; l >= 0; l = f->cfg.loops.loops[l].parent, d++)
+            if (d >= skip)
+                chain[k++] = l;
+        ii->nloops = (uint8_t)k;
+        for (int j = 0; j < k; j++)
+            ii->loops[j] = (int16_t)chain[k - 1 - j];
+    }
+    return MB_OK;
+}
+
+static void func_free(func_prof *f)
+{
+    if (f->has_static)
+        prof_static_free(&f->st, &f->cfg);
+    if (f->mems)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+            prof_mem_free(f->mems[i]);
+    if (f->loops)
+        for (int l = 0; l < f->cfg.loops.nloops; l++)
+            prof_hist_free(&f->loops[l].trips);
+    free(f->info);
+    free(f->insn_warps);
+    free(f->insn_threads);
+    free(f->br);
+    free(f->blocks);
+    free(f->edges);
+    free(f->loops);
+    free(f->loop_member);
+    free(f->mems);
+    mb_cfg_free(&f->cfg);
+}
+
+/* ------------------------------------------------------ warp state */
+
+static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
+{
+    warp_func *wf = w->funcs[f->index];
+    if (wf) {
+        if (wf->epoch == p->epoch)
+            return wf;
+    } else {
+        uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+        wf = calloc(1, sizeof(*wf));
+        if (!wf)
+            return NULL;
+        wf->block_mask = calloc((size_t)nb + 1, sizeof(uint32_t));
+        wf->edge_mask = calloc((size_t)f->nedges + 1, sizeof(uint32_t));
+        wf->iter = calloc((size_t)nl * 32 + 1, sizeof(uint32_t));
+        wf->in_loop = calloc((size_t)nl + 1, sizeof(uint32_t));
+        wf->activation = calloc((size_t)nl * 32 + 1, sizeof(uint32_t));
+        wf->act_min = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
+        wf->act_max = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
+        if (!wf->block_mask || !wf->edge_mask || !wf->iter || !wf->in_loop || !wf->activation ||
+            !wf->act_min || !wf->act_max) {
+            free(wf->block_mask);
+            free(wf->edge_mask);
+            free(wf->iter);
+            free(wf->in_loop);
+            free(wf->activation);
+            free(wf->act_min);
+            free(wf->act_max);
+            free(wf);
+            return NULL;
+        }
+        w->funcs[f->index] = wf;
+    }
+    /* a fresh CTA: reset */
+    uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+    memset(wf->block_mask, 0, nb * sizeof(uint32_t));
+    memset(wf->edge_mask, 0, f->nedges * sizeof(uint32_t));
+    memset(wf->in_loop, 0, nl * sizeof(uint32_t));
+    memset(wf->activation, 0, (size_t)nl * 32 * sizeof(uint32_t));
+    for (size_t k = 0; k < (size_t)nl * PROF_MAX_ACTIVATIONS; k++) {
+        wf->act_min[k] = UINT32_MAX;
+        wf->act_max[k] = 0;
+    }
+    for (int l = 0; l < 32; l++)
+        wf->last_block[l] = -1;
+    wf->epoch = p->epoch;
+    wf->touched = 1;
+    return wf;
+}
+
+/* Records the trip count of lane `l`'s activation of loop `L`. */
+static void close_activation(func_prof *f, warp_func *wf, uint32_t L, int l)
+{
+    uint32_t trips = wf->iter[L * 32 + (uint32_t)l] + 1;
+    loop_stats *ls = &f->loops[L];
+    prof_hist_add(&ls->trips, trips, 1);
+    ls->activations++;
+    uint32_t act = wf->activation[L * 32 + (uint32_t)l]++;
+    if (act < PROF_MAX_ACTIVATIONS) {
+        uint32_t *mn = &wf->act_min[L * PROF_MAX_ACTIVATIONS + act];
+        uint32_t *mx = &wf->act_max[L * PROF_MAX_ACTIVATIONS + act];
+        if (trips < *mn)
+            *mn = trips;
+        if (trips > *mx)
+            *mx = trips;
+    }
+    wf->in_loop[L] &= ~(1u << l);
+}
+
+/* Folds a warp's per-CTA masks into the thread counts. */
+static void flush_warp_func(func_prof *f, warp_func *wf)
+{
+    uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+    for (uint32_t b = 0; b < nb; b++)
+        f->blocks[b].threads += (uint64_t)__builtin_popcount(wf->block_mask[b]);
+    for (uint32_t e = 0; e < f->nedges; e++)
+        f->edges[e].threads += (uint64_t)__builtin_popcount(wf->edge_mask[e]);
+    for (uint32_t L = 0; L < nl; L++) {
+        for (uint32_t m = wf->in_loop[L]; m; m &= m - 1)
+            close_activation(f, wf, L, __builtin_ctz(m)); /* threads that ended inside the loop */
+        for (uint32_t a = 0; a < PROF_MAX_ACTIVATIONS; a++) {
+            uint32_t mn = wf->act_min[L * PROF_MAX_ACTIVATIONS + a];
+            if (mn == UINT32_MAX)
+                break;
+            f->loops[L].warp_activations++;
+            if (mn != wf->act_max[L * PROF_MAX_ACTIVATIONS + a])
+                f->loops[L].warp_activations_mixed++;
+        }
+    }
+    wf->touched = 0;
+}
+
+static void flush_cta(mb_profile *p)
+{
+    for (uint32_t w = 0; w < p->nwarps; w++)
+        for (uint32_t i = 0; i < p->nfuncs_module; i++) {
+            warp_func *wf = p->warps[w].funcs[i];
+            if (wf && wf->touched && wf->epoch == p->epoch)
+                flush_warp_func(&p->funcs[p->func_slot[i]], wf);
+        }
+    p->epoch++;
+}
+
+/* ------------------------------------------------------ events */
+
+static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
+{
+    mb_block_profile *bp = &f->blocks[b];
+    uint32_t nb = (uint32_t)f->cfg.nblocks;
+    const mb_graph *g = &f->cfg.graph;
+    bp->ecount += (uint64_t)__builtin_popcount(lanes);
+    bp->warp_execs++;
+    wf->block_mask[b] |= lanes;
+    int inner = f->cfg.loops.innermost[b];
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        int prev = wf->last_block[l];
+        wf->last_block[l] = b;
+        if (prev < 0) {
+            bp->entries++;
+        } else {
+            for (int k = g->succ_start[prev]; k < g->succ_start[prev + 1]; k++)
+                if (g->succ[k] == b) {
+                    f->edges[k].count++;
+                    wf->edge_mask[k] |= 1u << l;
+                    break;
+                }
+            /* loops left: those containing prev but not b */
+            for (int L = f->cfg.loops.innermost[prev]; L >= 0; L = f->cfg.loops.loops[L].parent) {
+                if (f->loop_member[(uint32_t)L * nb + (uint32_t)b])
+                    break;
+                if (wf->in_loop[L] & (1u << l))
+                    close_activation(f, wf, (uint32_t)L, l);
+            }
+        }
+        /* loops entered or iterated: those containing b */
+        for (int L = inner; L >= 0; L = f->cfg.loops.loops[L].parent) {
+            uint32_t bit = 1u << l;
+            if (f->cfg.loops.loops[L].header == b && (wf->in_loop[L] & bit) && prev >= 0 &&
+                f->loop_member[(uint32_t)L * nb + (uint32_t)prev]) {
+                wf->iter[(uint32_t)L * 32 + (uint32_t)l]++; /* back edge: next iteration */
+            } else if (!(wf->in_loop[L] & bit)) {
+                wf->in_loop[L] |= bit;
+                wf->iter[(uint32_t)L * 32 + (uint32_t)l] = 0;
+            }
+        }
+        if (inner >= 0 && wf->iter[(uint32_t)inner * 32 + (uint32_t)l] > 0)
+            bp->lcount++;
+    }
+}
+
+/* Lanes leaving the function (ret or exit): their loops end here. */
+static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
+{
+    f->blocks[b].exits += (uint64_t)__builtin_popcount(lanes);
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
+            if (wf->in_loop[L] & (1u << l))
+                close_activation(f, wf, (uint32_t)L, l);
+        wf->last_block[l] = -1;
+    }
+}
+
+static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
+                         const mb_insn_event *ev)
+{
+    const insn_info *ii = &f->info[insn];
+    prof_mem *pm = f->mems[insn];
+    uint32_t nfeat = 6u + ii->nloops;
+    if (!pm) {
+        prof_mem_config cfg = {p->banks, p->bank_bytes, 32, 128, nfeat};
+        pm = f->mems[insn] = prof_mem_new(&cfg);
+        if (!pm) {
+            p->oom = 1;
+            return;
+        }
+    }
+    int64_t *feat = p->features;
+    const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
+    uint64_t addrs[32];
+    uint8_t lane_index[32];
+    uint32_t count = 0;
+    for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
+        int l = __builtin_ctz(m);
+        addrs[count] = ev->addrs[l];
+        lane_index[count] = (uint8_t)l;
+        int64_t *fl = feat + (size_t)count * nfeat;
+        fl[0] = tids[l * 3];
+        fl[1] = tids[l * 3 + 1];
+        fl[2] = tids[l * 3 + 2];
+        fl[3] = ev->ctaid.x;
+        fl[4] = ev->ctaid.y;
+        fl[5] = ev->ctaid.z;
+        for (uint32_t k = 0; k < ii->nloops; k++)
+            fl[6 + k] = wf->iter[(uint32_t)ii->loops[k] * 32 + (uint32_t)l];
+    }
+    prof_mem_request req = {count, addrs, lane_index, ev->access_bytes, ev->space, feat};
+    if (!prof_mem_add(pm, &req))
+        p->oom = 1;
+}
+
+static void on_insn(void *ctx, const mb_insn_event *ev)
+{
+    mb_profile *p = ctx;
+    if (p->oom)
+        return;
+    uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
+    func_prof *f = &p->funcs[p->func_slot[findex]];
+    if (!p->have_cta || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
+        ev->ctaid.z != p->cta.z) {
+        if (p->have_cta)
+            flush_cta(p);
+        p->cta = ev->ctaid;
+        p->have_cta = 1;
+    }
+    if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
+        return;
+    uint32_t insn = ev->insn;
+    const insn_info *ii = &f->info[insn];
+    f->used = 1;
+    f->insn_warps[insn]++;
+    f->insn_threads[insn] += (uint64_t)__builtin_popcount(ev->active);
+    warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
+    if (!wf) {
+        p->oom = 1;
+        return;
+    }
+    if (ii->block_start)
+        block_entry(f, wf, ii->block, ev->active);
+    if (ii->barrier)
+        f->blocks[ii->block].scount += (uint64_t)__builtin_popcount(ev->executed);
+    if (ii->cond_branch) {
+        branch_stats *bs = &f->br[insn];
+        uint32_t active = (uint32_t)__builtin_popcount(ev->active);
+        uint32_t taken = (uint32_t)__builtin_popcount(ev->taken);
+        bs->warp_execs++;
+        bs->taken += taken;
+        bs->not_taken += active - taken;
+        if (taken && taken < active)
+            bs->diverged++;
+    }
+    /* parameter reads are not memory traffic of interest */
+    if (ii->mem && ev->addrs && ev->executed && ev->space != MB_SPACE_PARAM)
+        memory_event(p, f, wf, insn, ev);
+    if (ii->leaves && ev->executed)
+        function_exit(f, wf, ii->block, ev->executed);
+}
+
+/* --------------------------------------------------------- public */
+
+mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                         const mb_profile_options *opt, mb_profile **out, mb_error *err)
+{
+    *out = NULL;
+    const mb_module *m = mb_program_module(prog);
+    mb_profile *p = calloc(1, sizeof(*p));
+    if (!p)
+        return nomem(err);
+    p->module = m;
+    p->prog = prog;
+    p->mem = mem;
+    p->cfg = cfg;
+    p->banks = opt && opt->banks ? opt->banks : 32;
+    p->bank_bytes = opt && opt->bank_bytes ? opt->bank_bytes : 4;
+    p->nfuncs_module = m->nfuncs;
+    p->observer.ctx = p;
+    p->observer.on_insn = on_insn;
+    const mb_dim3 b = cfg->block;
+    p->nwarps = (b.x * b.y * b.z + 31) / 32;
+    mb_status st = MB_OK;
+    p->func_slot = calloc((size_t)m->nfuncs + 1, sizeof(uint32_t));
+    p->funcs = calloc((size_t)m->nfuncs + 1, sizeof(func_prof));
+    p->warps = calloc(p->nwarps, sizeof(warp_state));
+    p->features = calloc(32 * (6 + PROF_MAX_LOOP_FEATURES), sizeof(int64_t));
+    p->tid_table = calloc((size_t)p->nwarps * 96, sizeof(int64_t));
+    if (!p->func_slot || !p->funcs || !p->warps || !p->features || !p->tid_table)
+        st = nomem(err);
+    for (uint32_t t = 0; st == MB_OK && t < p->nwarps * 32; t++) {
+        p->tid_table[t * 3] = t % b.x;
+        p->tid_table[t * 3 + 1] = (t / b.x) % b.y;
+        p->tid_table[t * 3 + 2] = t / (b.x * b.y);
+    }
+    /* the kernel first, then the other functions with bodies in module order */
+    uint32_t kernel = (uint32_t)(cfg->kernel - m->funcs);
+    for (uint32_t pass = 0; pass < 2 && st == MB_OK; pass++)
+        for (uint32_t i = 0; i < m->nfuncs && st == MB_OK; i++) {
+            if (!m->funcs[i].has_body || (pass == 0) != (i == kernel))
+                continue;
+            p->func_slot[i] = p->nfuncs;
+            st = func_init(p, &p->funcs[p->nfuncs], i, err);
+            p->nfuncs++;
+        }
+    for (uint32_t w = 0; w < p->nwarps && st == MB_OK; w++) {
+        p->warps[w].funcs = calloc((size_t)m->nfuncs + 1, sizeof(warp_func *));
+        if (!p->warps[w].funcs)
+            st = nomem(err);
+    }
+    p->epoch = 1;
+    if (st != MB_OK) {
+        mb_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return MB_OK;
+}
+
+const mb_observer *mb_profile_observer(mb_profile *p)
+{
+    return &p->observer;
+}
+
+mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error *err)
+{
+    if (p->have_cta)
+        flush_cta(p);
+    if (p->oom)
+        return nomem(err);
+    if (stats)
+        p->stats = *stats;
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        func_prof *f = &p->funcs[k];
+        f->calls = f->blocks[0].entries;
+        for (int l = 0; l < f->cfg.loops.nloops; l++)
+            prof_hist_sort(&f->loops[l].trips);
+        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+            if (f->mems[i])
+                prof_mem_finish(f->mems[i]);
+        for (int b = 0; b < f->cfg.nblocks; b++)
+            prof_hist_sort(&f->st.dep_dist[b]);
+    }
+    p->finished = 1;
+    return MB_OK;
+}
+
+void mb_profile_free(mb_profile *p)
+{
+    if (!p)
+        return;
+    if (p->warps)
+        for (uint32_t w = 0; w < p->nwarps; w++) {
+            if (!p->warps[w].funcs)
+                continue;
+            for (uint32_t i = 0; i < p->nfuncs_module; i++) {
+                warp_func *wf = p->warps[w].funcs[i];
+                if (!wf)
+                    continue;
+                free(wf->block_mask);
+                free(wf->edge_mask);
+                free(wf->iter);
+                free(wf->in_loop);
+                free(wf->activation);
+                free(wf->act_min);
+                free(wf->act_max);
+                free(wf);
+            }
+            free(p->warps[w].funcs);
+        }
+    if (p->funcs)
+        for (uint32_t k = 0; k < p->nfuncs; k++)
+            func_free(&p->funcs[k]);
+    free(p->funcs);
+    free(p->func_slot);
+    free(p->warps);
+    free(p->features);
+    free(p->tid_table);
+    free(p);
+}
+
+uint32_t mb_profile_nfuncs(const mb_profile *p)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < p->nfuncs; k++)
+        n += k == 0 || p->funcs[k].used;
+    return n;
+}
+
+const mb_func_profile *mb_profile_func(const mb_profile *p, uint32_t i)
+{
+    for (uint32_t k = 0; k < p->nfuncs; k++) {
+        const func_prof *f = &p->funcs[k];
+        if (k != 0 && !f->used)
+            continue;
+        if (i-- == 0) {
+            mb_func_profile *view = (mb_func_profile *)&f->view;
+            view->fn = f->fn;
+            view->cfg = &f->cfg;
+            view->blocks = f->blocks;
+            view->edges = f->edges;
+            view->nedges = f->nedges;
+            view->calls = f->calls;
+            return view;
+        }
+    }
+    return NULL;
+}
+
+void mb_profile_block_chain(const mb_function *fn, const mb_cfg *cfg, int block, mb_buf *out)
+{
+    const mb_block *b = &cfg->blocks[block];
+    for (uint32_t i = b->first; i < b->first + b->ninsns; i++) {
+        const mb_insn *insn = &fn->insns[i];
+        if (i != b->first)
+            mb_buf_putc(out, ' ');
+        mb_buf_puts(out, mb_opcode_get((mb_opcode)insn->opcode)->name);
+        for (unsigned k = 0; k < insn->nsuffix; k++)
+            if (insn->suffix[k] & MB_SUFFIX_TYPE)
+                mb_buf_printf(out, ".%s", mb_type_name((mb_ptx_type)(insn->suffix[k] & ~MB_SUFFIX_TYPE)));
+    }
+}

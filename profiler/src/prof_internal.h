@@ -1,0 +1,97 @@
+/* The profile collector's data (prof_collect.c, prof_json.c). */
+#ifndef MB_PROF_INTERNAL_H
+#define MB_PROF_INTERNAL_H
+
+#include "prof.h"
+
+enum {
+    PROF_MAX_LOOP_FEATURES = 10, /* enclosing loops whose iteration index feeds address models */
+    PROF_MAX_ACTIVATIONS = 64    /* per warp and loop: activations compared for differing trips */
+};
+
+/* Static facts about one instruction, looked up on every event. */
+typedef struct insn_info {
+    int32_t block;
+    uint8_t block_start; /* first instruction of its block */
+    uint8_t cond_branch; /* a guarded bra */
+    uint8_t barrier;     /* a CTA barrier (SCount) */
+    uint8_t leaves;      /* ret or exit */
+    uint8_t mem;         /* touches memory */
+    uint8_t nloops;      /* enclosing loops used as address features */
+    int16_t loops[PROF_MAX_LOOP_FEATURES]; /* outermost first */
+} insn_info;
+
+typedef struct branch_stats {
+    uint64_t warp_execs;
+    uint64_t taken, not_taken; /* threads */
+    uint64_t diverged;         /* warp executions where some active lanes took it and some not */
+} branch_stats;
+
+typedef struct loop_stats {
+    prof_hist trips;                 /* trip count of each thread activation */
+    uint64_t activations;            /* thread activations */
+    uint64_t warp_activations;       /* (warp, activation number) pairs */
+    uint64_t warp_activations_mixed; /* of those, the ones whose lanes had different trip counts */
+} loop_stats;
+
+typedef struct func_prof {
+    const mb_function *fn;
+    uint32_t index;      /* in the module */
+    mb_cfg cfg;
+    prof_static st;
+    int has_static;
+    int used;
+    insn_info *info;
+    uint64_t *insn_warps, *insn_threads; /* per instruction: warp executions, active threads */
+    branch_stats *br;                    /* per instruction (conditional branches) */
+    mb_block_profile *blocks;
+    mb_edge_profile *edges; /* in CFG successor order */
+    uint32_t nedges;
+    loop_stats *loops;
+    uint8_t *loop_member;   /* nloops x nblocks */
+    prof_mem **mems;        /* per instruction, created on first execution */
+    uint64_t calls;
+    mb_func_profile view;
+} func_prof;
+
+/* Per warp and function, reset for every CTA. */
+typedef struct warp_func {
+    uint64_t epoch;
+    int touched;
+    int last_block[32];    /* per lane: block it last entered in this function (-1: none) */
+    uint32_t *block_mask;  /* lanes that executed each block */
+    uint32_t *edge_mask;   /* lanes that took each edge */
+    uint32_t *iter;        /* nloops x 32: current 0-based iteration */
+    uint32_t *in_loop;     /* per loop: lanes inside an activation */
+    uint32_t *activation;  /* nloops x 32: activations each lane has finished */
+    uint32_t *act_min, *act_max; /* nloops x PROF_MAX_ACTIVATIONS: trip range per activation number */
+} warp_func;
+
+typedef struct warp_state {
+    warp_func **funcs; /* per module function, allocated on first use */
+} warp_state;
+
+struct mb_profile {
+    const mb_module *module;
+    mb_program *prog;
+    mb_memory *mem;
+    const mb_launch_config *cfg;
+    mb_observer observer;
+    uint32_t banks, bank_bytes;
+    func_prof *funcs;     /* kernel first */
+    uint32_t nfuncs;
+    uint32_t *func_slot;  /* module function index -> funcs index */
+    uint32_t nfuncs_module;
+    warp_state *warps;
+    uint32_t nwarps;
+    int64_t *features;    /* scratch: 32 lanes x features */
+    int64_t *tid_table;   /* nwarps x 32 x 3: tid.x, tid.y, tid.z of each lane */
+    uint64_t epoch;       /* one per CTA */
+    mb_dim3 cta;
+    int have_cta;
+    int oom;
+    int finished;
+    mb_exec_stats stats;
+};
+
+#endif

@@ -1,0 +1,1303 @@
+/*
+ * minibench profiler: statistics of one static memory instruction over all
+ * its warp requests (see prof.h, prof_mem_*).
+ *
+ * Definitions (what each result means)
+ * ------------------------------------
+ * The request's lanes: `lanes` entries in ascending lane order; entry i
+ * (addrs[i], the i-th feature row) belongs to warp lane lane_index[i]
+ * (lane_index NULL: entry i is lane i). Lane numbers matter for the
+ * half-warp split and the 1.0 "k-th thread, k-th word" rule; everything
+ * else works on the entries. A request with no lanes is ignored entirely.
+ *
+ * A lane's access covers the bytes [addr, addr + access_bytes) (an
+ * access_bytes of 0 counts as 1; the end saturates at 2^64 - 1).
+ *
+ * sectors, lines (compute capability 2.0+): distinct sector_bytes- and
+ *   line_bytes-sized aligned units covered by the request's lanes (a lane
+ *   whose bytes straddle a boundary counts every unit it touches).
+ * cc10_transactions (1.0/1.1): per half-warp (lanes 0-15, 16-31), one
+ *   transaction when the word size w is 4, 8 or 16 bytes and every active
+ *   thread k (k = lane & 15) accesses address base + k*w with base aligned
+ *   to 16*w (64 B, 128 B, 256 B segments; inactive threads allowed); two
+ *   transactions (two 128 B) for 16-byte words. Otherwise one transaction
+ *   per active thread (any other word size is never coalesced). The
+ *   request's count is the sum over its half-warps.
+ * cc12_transactions (1.2/1.3): per half-warp, the CUDA guide's protocol:
+ *   take the segment of the lowest active unserved thread (32 B for 1-byte
+ *   words, 64 B for 2-byte words, 128 B for every larger word, 16-byte
+ *   words included: half-warps, NOT quarter-warps, as in the CUDA Best
+ *   Practices Guide for 1.x), serve every active thread whose address lies
+ *   in it, shrink 128->64->32 when only one half is used, repeat. Shrinking
+ *   changes the bytes moved, not the count, so the count is exactly the
+ *   number of distinct segments holding a thread's (start) address; that is
+ *   what is computed. Summed over both half-warps.
+ * bank_degree (space MB_SPACE_SHARED only): with `banks` banks of
+ *   `bank_bytes` bytes, every lane covers one or more bank words
+ *   (addr / bank_bytes ...); the degree is the maximum over banks of the
+ *   number of DISTINCT words of that bank touched by the whole warp (same
+ *   word: a broadcast, counted once). It is the number of bank cycles the
+ *   warp needs when each bank delivers one word per cycle. 8- and 16-byte
+ *   accesses are counted over the whole warp too: an 8-byte unit-stride
+ *   access has degree 2 (64 words on 32 banks), which equals the two
+ *   conflict-free half-warp passes Fermi-class hardware makes.
+ *   Shared requests feed bank_degree only; every other space (global,
+ *   local, const, param, ...) feeds sectors, lines, cc10 and cc12 only.
+ *   Addresses are state-space addresses as given (local memory is not
+ *   re-interleaved per thread).
+ * space: the requests' space, MB_SPACE_NONE when they differ.
+ * lane_stride: addr[i+1] - addr[i] for consecutive executing lanes, stored
+ *   as (uint64)(difference) + 2^62. At most PM_STRIDE_CAP distinct values
+ *   are kept; the accesses with any further new value are counted in the
+ *   single bucket PM_STRIDE_OTHER (UINT64_MAX).
+ * footprint_lines: distinct (space, line) pairs over the run, exact up to
+ *   PM_FOOTPRINT_CAP lines; at the cap, footprint_capped is set and no new
+ *   line is inserted (footprint_lines then stays at the cap, a lower bound).
+ * reuse_log2: requests are numbered 0, 1, ... per instruction. For every
+ *   distinct line a request r touches that an earlier request r' last
+ *   touched, d = r - r' - 1 (the number of this instruction's requests in
+ *   between: 0 when the previous request touched it too) is counted in
+ *   bucket floor(log2(d + 1)). First touches are not counted (they are the
+ *   footprint); a line touched several times in one request counts once.
+ *   Lines not tracked because of the footprint cap are not counted.
+ * affine: see the affine-model section below.
+ *
+ * Memory: a prof_mem is about 13 KiB plus 12 bytes per bank, the line
+ * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
+ * footprint cap), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
+ * the other histograms (a few dozen entries) and scratch sized by the
+ * widest request. Everything is deterministic (no clocks, no pointers in
+ * hashes, no randomness; the floating-point fit only proposes integer
+ * coefficients that are then verified exactly).
+ *
+ * Calls: prof_mem_new() returns NULL when out of memory or when a size in
+ * the configuration is not a power of two (0 selects the default).
+ * prof_mem_add() returns 0 when out of memory (that request may then be
+ * partly counted). prof_mem_finish() never fails (everything it moves was
+ * reserved while adding), may be called more than once, and requests may be
+ * added after it.
+ */
+#include "prof.h"
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+/* Histogram values below PM_DIRECT are counted in plain arrays and moved
+ * to the prof_hist at prof_mem_finish(). */
+#define PM_DIRECT 65
+#define PM_STRIDE_CAP 4096
+#define PM_STRIDE_BIAS ((uint64_t)1 << 62)
+#define PM_STRIDE_OTHER UINT64_MAX
+#define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
+#define PM_LT_EMPTY UINT64_MAX
+#define PM_MAXCOL 16 /* 1 + at most 15 features (prof_mem_result.coef[16]) */
+#define PM_MAX_FEATURES (PM_MAXCOL - 1)
+
+/* ------------------------------------------------------- affine state */
+
+enum { AFF_EMPTY = 0, AFF_OK, AFF_REFUSED, AFF_DISABLED };
+
+/*
+ * The affine model addr = coef[0] + sum_k coef[k+1] * feature[k] is kept
+ * in augmented form over "columns": column 0 is the constant 1, column k+1
+ * is feature k.
+ *
+ * Stored samples. A lane access (x, y) (x the augmented feature vector,
+ * y the address) is stored exactly when x is linearly independent of the
+ * stored x's. The stored x's therefore stay independent (at most 16 of
+ * them) and span every x ever observed. Their reduced row echelon form
+ * (RREF, exact integer arithmetic) is kept incrementally.
+ *
+ * Invariant: the current model reproduces every stored sample exactly.
+ *
+ * Why every accepted address stays reproduced: an access that was not
+ * stored had x = sum_i alpha_i x_i over the samples stored at that time and
+ * matched the model m of that time, so y = m.x = sum_i alpha_i m.x_i =
+ * sum_i alpha_i y_i. Any later model m' reproduces those (still stored)
+ * samples, so m'.x = sum_i alpha_i y_i = y. Hence checking each access once,
+ * when it happens, is enough.
+ *
+ * Consequences: (1) an access whose x is in the span but whose address
+ * the model mispredicts proves that NO affine model fits (every model that
+ * reproduces the stored samples predicts the same value there), so the
+ * instruction is refused at once without a refit; (2) an independent access
+ * is stored, and when the model mispredicts it the model is refitted over
+ * the stored samples; if no integer model reproduces them all, the
+ * instruction is refused and never examined again.
+ *
+ * Refit: the pivot columns P of the RREF are the first (lowest-numbered)
+ * columns that are linearly independent over the stored samples; the
+ * stored-sample matrix restricted to P is square and nonsingular. GSL
+ * solves that system (centred on the first sample, Householder QR), the
+ * solution is rounded to integers and verified EXACTLY (128-bit) on every
+ * stored sample; coefficients of non-pivot columns are 0. A feature that
+ * never varies is never a pivot (its column is a multiple of the constant
+ * column), so its coefficient is 0. Limitation: when varying features are
+ * collinear over everything observed, only the lowest-numbered independent
+ * ones get coefficients, and a model needing fractional coefficients in
+ * that basis is refused even if another integer model exists.
+ *
+ * Fast check. Membership of x in the span is a set of linear constraints,
+ * one per non-pivot column j: D_j x_j = sum_p w_pj x_p (from the RREF);
+ * for a feature that never varied it reads x_j == its constant value. Per
+ * lane the cost is the model's dot product over its non-zero lane-varying
+ * coefficients, one compare, and one small dot product per constraint on a
+ * lane-varying feature (typically a single compare, e.g. tid.y == 0).
+ * ctaid.x/y/z (features 3-5, present when nfeatures >= 6) are the same for
+ * every lane of a warp (a warp never spans CTAs), so their terms are
+ * evaluated once per request from lane 0. Mismatches are OR-accumulated and
+ * a failing request is re-run lane by lane through the exact slow path. The
+ * fast check computes modulo 2^64 (the semantics of the kernel's own 64-bit
+ * address arithmetic); it equals the exact check whenever the model's
+ * terms do not overflow 64 bits. The slow path is exact and runs at most
+ * about 16 times per instruction (once per stored sample, plus the refusal).
+ *
+ * Instructions with more than 15 features, or requests without features,
+ * are not modelled (affine = 0). Exact arithmetic that would need entries
+ * beyond 64 bits (absurd feature values) also refuses the instruction.
+ */
+typedef struct pm_affine {
+    int state;
+    uint32_t nf;   /* features per lane */
+    uint32_t ncol; /* nf + 1 */
+    uint32_t n;    /* stored samples == rank */
+    int64_t sx[PM_MAXCOL][PM_MAXCOL];
+    uint64_t sy[PM_MAXCOL];
+    int64_t rref[PM_MAXCOL][PM_MAXCOL];
+    uint8_t pivot[PM_MAXCOL];
+    uint32_t pivot_mask;
+    i128 c0;                  /* exact constant term */
+    int64_t coef[PM_MAXCOL];  /* coef[0] unused here (c0 is exact) */
+
+    /* compiled fast check (feature indices, i.e. column - 1) */
+    uint32_t uniform_mask; /* features evaluated from lane 0 only */
+    uint32_t npu, npl;     /* prediction terms: uniform, lane */
+    uint8_t pu_idx[PM_MAXCOL], pl_idx[PM_MAXCOL];
+    uint64_t pu_coef[PM_MAXCOL], pl_coef[PM_MAXCOL];
+    uint32_t ncon;         /* constraints */
+    uint64_t con_const[PM_MAXCOL];
+    uint32_t cu_beg[PM_MAXCOL + 1], cl_beg[PM_MAXCOL + 1];
+    uint8_t cu_idx[PM_MAXCOL * PM_MAXCOL], cl_idx[PM_MAXCOL * PM_MAXCOL];
+    uint64_t cu_coef[PM_MAXCOL * PM_MAXCOL], cl_coef[PM_MAXCOL * PM_MAXCOL];
+    uint32_t nlcon;        /* other constraints with lane terms */
+    uint8_t lcon[PM_MAXCOL];
+    uint32_t neq;          /* constraints "feature == value of the request" */
+    uint8_t eq_idx[PM_MAXCOL], eq_con[PM_MAXCOL];
+} pm_affine;
+
+/* ------------------------------------------------------------ prof_mem */
+
+typedef struct pm_pending {
+    uint64_t value, bucket, count;
+} pm_pending;
+
+struct prof_mem {
+    prof_mem_config cfg;
+    unsigned sec_sh, line_sh, bank_sh;
+    uint64_t nbanks;
+    prof_mem_result res;
+    int space_seen;
+
+    uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
+        d_bank[PM_DIRECT], d_reuse[65];
+    pm_pending stride;
+
+    uint64_t *tmp; /* sorted address / word scratch */
+    size_t tmp_cap;
+    uint64_t *lines; /* distinct lines of the current request */
+    size_t lines_cap;
+
+    uint32_t *bank_stamp;
+    uint64_t *bank_word;
+    uint32_t bank_gen;
+
+    uint64_t *lt_key, *lt_last; /* line table: (space, line) -> last request */
+    uint32_t lt_bits, lt_count;
+
+    pm_affine aff;
+};
+
+/* The warp lane of entry i (lane_index; NULL means entries are lanes
+ * 0, 1, ... in order), and the end of the half-warp whose first entry is b. */
+static inline uint32_t lane_id(const prof_mem_request *req, uint32_t i)
+{
+    return req->lane_index ? req->lane_index[i] : i;
+}
+
+static inline uint32_t half_end(const prof_mem_request *req, uint32_t b, uint32_t n)
+{
+    uint32_t e;
+    if (!req->lane_index || n == 32) { /* entry i is lane i */
+        e = b + (16 - (b & 15));
+        return e < n ? e : n;
+    }
+    uint32_t stop = (lane_id(req, b) | 15) + 1;
+    for (e = b + 1; e < n && e - b < 16 && lane_id(req, e) < stop; e++)
+        ; /* (at most 16 entries even if lane_index were not ascending) */
+    return e;
+}
+
+static int log2_exact(uint32_t v, unsigned *sh)
+{
+    if (v == 0 || (v & (v - 1)) != 0)
+        return 0;
+    unsigned s = 0;
+    while ((1u << s) != v)
+        s++;
+    *sh = s;
+    return 1;
+}
+
+static int grow_u64(uint64_t **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 1;
+    size_t fresh = *cap ? *cap : 64;
+    while (fresh < need) {
+        if (fresh > SIZE_MAX / 16)
+            return 0;
+        fresh *= 2;
+    }
+    uint64_t *q = realloc(*p, fresh * sizeof(uint64_t));
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = fresh;
+    return 1;
+}
+
+prof_mem *prof_mem_new(const prof_mem_config *cfg)
+{
+    prof_mem_config c = {32, 4, 32, 128, 0};
+    if (cfg) {
+        if (cfg->banks)
+            c.banks = cfg->banks;
+        if (cfg->bank_bytes)
+            c.bank_bytes = cfg->bank_bytes;
+        if (cfg->sector_bytes)
+            c.sector_bytes = cfg->sector_bytes;
+        if (cfg->line_bytes)
+            c.line_bytes = cfg->line_bytes;
+        c.nfeatures = cfg->nfeatures;
+    }
+    unsigned bank_count_sh;
+    prof_mem *pm = calloc(1, sizeof(*pm));
+    if (!pm)
+        return NULL;
+    if (!log2_exact(c.sector_bytes, &pm->sec_sh) || !log2_exact(c.line_bytes, &pm->line_sh) ||
+        !log2_exact(c.bank_bytes, &pm->bank_sh) || !log2_exact(c.banks, &bank_count_sh)) {
+        free(pm); /* sizes must be powers of two */
+        return NULL;
+    }
+    pm->cfg = c;
+    pm->nbanks = c.banks;
+    pm->bank_stamp = calloc(c.banks, sizeof(uint32_t));
+    pm->bank_word = calloc(c.banks, sizeof(uint64_t));
+    if (!pm->bank_stamp || !pm->bank_word) {
+        prof_mem_free(pm);
+        return NULL;
+    }
+    pm->res.space = MB_SPACE_NONE;
+    pm_affine *a = &pm->aff;
+    a->nf = c.nfeatures;
+    a->ncol = c.nfeatures + 1;
+    a->state = c.nfeatures > PM_MAX_FEATURES ? AFF_DISABLED : AFF_EMPTY;
+    if (c.nfeatures >= 6)
+        a->uniform_mask = 7u << 3; /* ctaid.x, ctaid.y, ctaid.z */
+    return pm;
+}
+
+void prof_mem_free(prof_mem *pm)
+{
+    if (!pm)
+        return;
+    prof_hist_free(&pm->res.sectors);
+    prof_hist_free(&pm->res.lines);
+    prof_hist_free(&pm->res.cc10_transactions);
+    prof_hist_free(&pm->res.cc12_transactions);
+    prof_hist_free(&pm->res.bank_degree);
+    prof_hist_free(&pm->res.lane_stride);
+    prof_hist_free(&pm->res.reuse_log2);
+    free(pm->tmp);
+    free(pm->lines);
+    free(pm->bank_stamp);
+    free(pm->bank_word);
+    free(pm->lt_key);
+    free(pm->lt_last);
+    free(pm);
+}
+
+/* ----------------------------------------------------- histogram feeds */
+
+/* Values below PM_DIRECT are counted in `direct`; the first count of a
+ * value also inserts it into the histogram with count 0, so that moving
+ * the counts over in prof_mem_finish() never allocates (finish cannot
+ * fail). The same holds for lane strides and reuse buckets. */
+static int reserve_value(uint64_t *direct, prof_hist *h, uint64_t v)
+{
+    if (prof_hist_add(h, v, 0))
+        return 1;
+    direct[v]--; /* undo, so that the next count retries the reservation */
+    return 0;
+}
+
+static inline int count_value(uint64_t *direct, prof_hist *h, uint64_t v)
+{
+    if (v < PM_DIRECT) {
+        if (direct[v]++ == 0)
+            return reserve_value(direct, h, v);
+        return 1;
+    }
+    return prof_hist_add(h, v, 1);
+}
+
+static int hist_has(const prof_hist *h, uint64_t v)
+{
+    /* prof_hist_add keeps the arrays sorted (prof_hist.c) */
+    uint32_t lo = 0, hi = h->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (h->value[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->n && h->value[lo] == v;
+}
+
+/* Lane strides are batched: runs of the same value are counted in
+ * pm->stride and added to the histogram when the value changes. The
+ * pending value is already in the histogram (see count_value). */
+static void stride_flush(prof_mem *pm)
+{
+    if (pm->stride.count == 0)
+        return;
+    (void)prof_hist_add(&pm->res.lane_stride, pm->stride.bucket, pm->stride.count);
+    pm->stride.count = 0;
+}
+
+static inline int stride_add(prof_mem *pm, uint64_t diff, uint64_t count)
+{
+    uint64_t v = diff + PM_STRIDE_BIAS;
+    if (pm->stride.count != 0 && pm->stride.value == v) {
+        pm->stride.count += count;
+        return 1;
+    }
+    stride_flush(pm);
+    prof_hist *h = &pm->res.lane_stride;
+    uint64_t bucket = v;
+    if (h->n >= PM_STRIDE_CAP && !hist_has(h, v))
+        bucket = PM_STRIDE_OTHER;
+    if (!prof_hist_add(h, bucket, 0))
+        return 0;
+    pm->stride.value = v;
+    pm->stride.bucket = bucket;
+    pm->stride.count = count;
+    return 1;
+}
+
+/* Moves the direct counts to the histogram (every value is already there,
+ * so nothing is allocated). */
+static void drain(uint64_t *direct, uint32_t size, prof_hist *h)
+{
+    for (uint32_t v = 0; v < size; v++) {
+        if (direct[v]) {
+            (void)prof_hist_add(h, v, direct[v]);
+            direct[v] = 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------- sorting */
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Insertion sort for warp-sized (often nearly sorted) arrays. */
+static void sort_u64(uint64_t *v, uint32_t n)
+{
+    if (n > 64) {
+        qsort(v, n, sizeof(*v), cmp_u64);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        uint32_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static inline uint64_t end_of(uint64_t a, uint64_t off)
+{
+    uint64_t e = a + off;
+    return e < a ? UINT64_MAX : e;
+}
+
+/* --------------------------------------------------- sectors and lines */
+
+/*
+ * Walks accesses whose start addresses are monotone (a[0], a[step], ...
+ * ascending), counting distinct sectors and writing the distinct lines in
+ * increasing order to pm->lines (capacity checked by the caller).
+ * The ends are monotone too (same length), so a running maximum merges the
+ * intervals.
+ */
+static uint32_t units_monotone(prof_mem *pm, const uint64_t *a, uint32_t n, long step,
+                               uint64_t off, uint64_t *sectors)
+{
+    const unsigned ss = pm->sec_sh, ls = pm->line_sh;
+    uint64_t *out = pm->lines;
+    long i = step > 0 ? 0 : (long)n - 1;
+    uint64_t s = a[i], e = end_of(s, off);
+    uint64_t slast = e >> ss, llast = e >> ls;
+    uint64_t nsec = slast - (s >> ss) + 1;
+    uint32_t nl = 0;
+    for (uint64_t l = s >> ls;; l++) {
+        out[nl++] = l;
+        if (l == llast)
+            break;
+    }
+    for (uint32_t k = 1; k < n; k++) {
+        i += step;
+        s = a[i];
+        e = end_of(s, off);
+        uint64_t slo = s >> ss, shi = e >> ss;
+        if (slo > slast) {
+            nsec += shi - slo + 1;
+            slast = shi;
+        } else if (shi > slast) {
+            nsec += shi - slast;
+            slast = shi;
+        }
+        uint64_t llo = s >> ls, lhi = e >> ls;
+        if (lhi > llast) {
+            uint64_t l = llo > llast ? llo : llast + 1;
+            for (;; l++) {
+                out[nl++] = l;
+                if (l == lhi)
+                    break;
+            }
+            llast = lhi;
+        }
+    }
+    *sectors = nsec;
+    return nl;
+}
+
+/* ------------------------------------------------------- cc 1.x rules */
+
+static uint64_t cc10_half(const prof_mem_request *req, const uint64_t *a, uint32_t b, uint32_t e,
+                          uint64_t w, int cst, uint64_t d)
+{
+    uint32_t active = e - b;
+    if (w != 4 && w != 8 && w != 16)
+        return active;
+    uint64_t base = a[b] - (uint64_t)(lane_id(req, b) & 15) * w;
+    if ((base & (16 * w - 1)) != 0)
+        return active;
+    int ok = 1;
+    if (cst && active > 1 && lane_id(req, e - 1) - lane_id(req, b) == active - 1) {
+        ok = d == w; /* consecutive lanes, constant stride */
+    } else {
+        for (uint32_t i = b + 1; i < e; i++)
+            ok &= a[i] == base + (uint64_t)(lane_id(req, i) & 15) * w;
+    }
+    if (!ok)
+        return active;
+    return w == 16 ? 2 : 1;
+}
+
+static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned seg_sh, int cst,
+                          uint64_t d)
+{
+    uint32_t active = e - b;
+    if (cst) {
+        uint64_t ad = (int64_t)d < 0 ? (uint64_t)0 - d : d;
+        if (ad > ((uint64_t)1 << seg_sh))
+            return active; /* every thread in its own segment */
+        uint64_t s0 = a[b] >> seg_sh, s1 = a[e - 1] >> seg_sh;
+        return (s0 > s1 ? s0 - s1 : s1 - s0) + 1;
+    }
+    uint64_t seg[16];
+    uint32_t k = 0;
+    for (uint32_t i = b; i < e; i++)
+        seg[k++] = a[i] >> seg_sh;
+    sort_u64(seg, k);
+    uint64_t count = 1;
+    for (uint32_t i = 1; i < k; i++)
+        count += seg[i] != seg[i - 1];
+    return count;
+}
+
+/* Sums per-half-warp counts for one request. */
+static void cc1x(const prof_mem_request *req, const uint64_t *a, uint32_t n, uint64_t w, int cst,
+                 uint64_t d, uint64_t *t10, uint64_t *t12)
+{
+    unsigned seg_sh = w == 1 ? 5 : w == 2 ? 6 : 7;
+    uint64_t s10 = 0, s12 = 0;
+    uint32_t b = 0;
+    while (b < n) {
+        uint32_t e = half_end(req, b, n);
+        s10 += cc10_half(req, a, b, e, w, cst, d);
+        s12 += cc12_half(a, b, e, seg_sh, cst, d);
+        b = e;
+    }
+    *t10 = s10;
+    *t12 = s12;
+}
+
+/* ----------------------------------------------------- bank conflicts */
+
+static uint64_t gcd_u64(uint64_t x, uint64_t y)
+{
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return x;
+}
+
+static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
+                       uint64_t d, uint64_t *deg)
+{
+    const unsigned bs = pm->bank_sh;
+    const uint64_t nb = pm->nbanks, bmask = nb - 1, wbytes = (uint64_t)1 << bs;
+    uint64_t ad = (int64_t)d < 0 ? (uint64_t)0 - d : d;
+    if (cst) {
+        if (ad <= off + 1) { /* contiguous (or the same address): a range of words */
+            uint64_t lo = (int64_t)d < 0 ? a[n - 1] : a[0];
+            uint64_t hi = end_of((int64_t)d < 0 ? a[0] : a[n - 1], off);
+            uint64_t m = (hi >> bs) - (lo >> bs) + 1;
+            *deg = (m + nb - 1) / nb;
+            return 1;
+        }
+        if ((ad & (wbytes - 1)) == 0 && (a[0] & (wbytes - 1)) + off < wbytes) {
+            /* one word per lane, word stride s: banks repeat every nb / gcd(s, nb) lanes */
+            uint64_t s = ad >> bs;
+            uint64_t period = nb / gcd_u64(s & bmask, nb);
+            *deg = (n + period - 1) / period;
+            return 1;
+        }
+    }
+    /* Generic: the first word seen per bank; a second distinct word in a
+     * bank sends us to the exact sort-based count. */
+    uint32_t gen = ++pm->bank_gen;
+    if (gen == 0) {
+        memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
+        gen = pm->bank_gen = 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
+        for (uint64_t w = w0;; w++) {
+            uint64_t b = w & bmask;
+            if (pm->bank_stamp[b] != gen) {
+                pm->bank_stamp[b] = gen;
+                pm->bank_word[b] = w;
+            } else if (pm->bank_word[b] != w) {
+                goto conflict;
+            }
+            if (w == w1)
+                break;
+        }
+    }
+    *deg = 1;
+    return 1;
+conflict:;
+    /* a lane covers at most off / wbytes + 2 words */
+    size_t need = (size_t)n * ((off >> bs) + 2);
+    if (!grow_u64(&pm->tmp, &pm->tmp_cap, need))
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
+        for (uint64_t w = w0;; w++) {
+            pm->tmp[k++] = w;
+            if (w == w1)
+                break;
+        }
+    }
+    sort_u64(pm->tmp, k);
+    gen = ++pm->bank_gen;
+    if (gen == 0) {
+        memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
+        gen = pm->bank_gen = 1;
+    }
+    uint64_t best = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        if (i > 0 && pm->tmp[i] == pm->tmp[i - 1])
+            continue;
+        uint64_t b = pm->tmp[i] & bmask;
+        uint64_t c;
+        if (pm->bank_stamp[b] != gen) {
+            pm->bank_stamp[b] = gen;
+            c = 1;
+        } else {
+            c = pm->bank_word[b] + 1;
+        }
+        pm->bank_word[b] = c; /* reused as the per-bank count */
+        if (c > best)
+            best = c;
+    }
+    /* bank_word now holds counts under stamp `gen`; the next request takes
+     * a fresh generation, so they are never read as words */
+    *deg = best;
+    return 1;
+}
+
+/* ------------------------------------------------ footprint and reuse */
+
+static inline uint64_t lt_hash(uint64_t key, uint32_t bits)
+{
+    return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+}
+
+static int lt_grow(prof_mem *pm)
+{
+    uint32_t bits = pm->lt_bits ? pm->lt_bits + 1 : 6;
+    size_t size = (size_t)1 << bits;
+    uint64_t *key = malloc(size * sizeof(uint64_t));
+    uint64_t *last = malloc(size * sizeof(uint64_t));
+    if (!key || !last) {
+        free(key);
+        free(last);
+        return 0;
+    }
+    for (size_t i = 0; i < size; i++)
+        key[i] = PM_LT_EMPTY;
+    if (pm->lt_bits) {
+        size_t old = (size_t)1 << pm->lt_bits;
+        for (size_t i = 0; i < old; i++) {
+            uint64_t k = pm->lt_key[i];
+            if (k == PM_LT_EMPTY)
+                continue;
+            size_t h = lt_hash(k, bits);
+            while (key[h] != PM_LT_EMPTY)
+                h = (h + 1) & (size - 1);
+            key[h] = k;
+            last[h] = pm->lt_last[i];
+        }
+    }
+    free(pm->lt_key);
+    free(pm->lt_last);
+    pm->lt_key = key;
+    pm->lt_last = last;
+    pm->lt_bits = bits;
+    return 1;
+}
+
+/* Inserts a key that is not in the table (growing it first when needed). */
+static int lt_insert(prof_mem *pm, uint64_t key, uint64_t r)
+{
+    if (pm->lt_count >= PM_FOOTPRINT_CAP) {
+        pm->res.footprint_capped = 1;
+        return 1;
+    }
+    if (pm->lt_bits == 0 || (size_t)(pm->lt_count + 1) * 2 > ((size_t)1 << pm->lt_bits)) {
+        if (!lt_grow(pm))
+            return 0;
+    }
+    size_t mask = ((size_t)1 << pm->lt_bits) - 1;
+    size_t h = lt_hash(key, pm->lt_bits);
+    while (pm->lt_key[h] != PM_LT_EMPTY)
+        h = (h + 1) & mask;
+    pm->lt_key[h] = key;
+    pm->lt_last[h] = r;
+    pm->lt_count++;
+    return 1;
+}
+
+/* Records that request r touched `line` of `space`: a reuse when the line
+ * was seen before, else a new footprint line. */
+static inline int touch_line(prof_mem *pm, uint64_t line, unsigned space, uint64_t r)
+{
+    uint64_t key = (line << 4) | space;
+    const uint32_t bits = pm->lt_bits;
+    if (bits != 0) {
+        const size_t mask = ((size_t)1 << bits) - 1;
+        size_t h = lt_hash(key, bits);
+        for (;;) {
+            uint64_t k = pm->lt_key[h];
+            if (k == key) {
+                uint64_t gap = r - pm->lt_last[h]; /* d + 1 >= 1 */
+                uint32_t b = 63 - (uint32_t)__builtin_clzll(gap);
+                pm->lt_last[h] = r;
+                if (pm->d_reuse[b]++ == 0)
+                    return reserve_value(pm->d_reuse, &pm->res.reuse_log2, b);
+                return 1;
+            }
+            if (k == PM_LT_EMPTY)
+                break;
+            h = (h + 1) & mask;
+        }
+    }
+    return lt_insert(pm, key, r);
+}
+
+/* -------------------------------------------------- exact affine algebra */
+
+static u128 abs128(i128 v)
+{
+    return v < 0 ? (u128)0 - (u128)v : (u128)v;
+}
+
+static u128 gcd128(u128 x, u128 y)
+{
+    while (y) {
+        u128 t = x % y;
+        x = y;
+        y = t;
+    }
+    return x;
+}
+
+static int fits64(i128 v)
+{
+    return v >= (i128)INT64_MIN && v <= (i128)INT64_MAX;
+}
+
+/* Divides t[0..n) by the gcd of its entries and stores it as int64;
+ * 0 when an entry does not fit. */
+static int normalise(const i128 *t, uint32_t n, int64_t *out)
+{
+    u128 g = 0;
+    for (uint32_t k = 0; k < n; k++)
+        g = gcd128(g, abs128(t[k]));
+    if (g == 0)
+        g = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        i128 v = t[k] / (i128)g;
+        if (!fits64(v))
+            return 0;
+        out[k] = (int64_t)v;
+    }
+    return 1;
+}
+
+/* Reduces x against the RREF rows. Returns 1 with the remainder in r when
+ * x is independent, 0 when it lies in the span, -1 on overflow. */
+static int aff_reduce(const pm_affine *a, const int64_t *x, int64_t *r)
+{
+    const uint32_t nc = a->ncol;
+    int64_t cur[PM_MAXCOL];
+    memcpy(cur, x, nc * sizeof(int64_t));
+    for (uint32_t j = 0; j < a->n; j++) {
+        uint32_t p = a->pivot[j];
+        if (cur[p] == 0)
+            continue;
+        i128 t[PM_MAXCOL];
+        i128 dp = a->rref[j][p], f = cur[p];
+        for (uint32_t k = 0; k < nc; k++)
+            t[k] = dp * cur[k] - f * (i128)a->rref[j][k];
+        if (!normalise(t, nc, cur))
+            return -1;
+    }
+    for (uint32_t k = 0; k < nc; k++) {
+        if (cur[k] != 0) {
+            if (cur[k] < 0)
+                for (uint32_t q = k; q < nc; q++) {
+                    if (cur[q] == INT64_MIN)
+                        return -1;
+                    cur[q] = -cur[q];
+                }
+            memcpy(r, cur, nc * sizeof(int64_t));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Adds the remainder r (from aff_reduce) as a row and the sample (x, y);
+ * keeps the echelon form fully reduced. 0 on overflow. */
+static int aff_insert(pm_affine *a, const int64_t *r, const int64_t *x, uint64_t y)
+{
+    const uint32_t nc = a->ncol;
+    uint32_t q = 0;
+    while (r[q] == 0)
+        q++;
+    int64_t rows[PM_MAXCOL][PM_MAXCOL];
+    for (uint32_t j = 0; j < a->n; j++) {
+        if (a->rref[j][q] == 0) {
+            memcpy(rows[j], a->rref[j], nc * sizeof(int64_t));
+            continue;
+        }
+        i128 t[PM_MAXCOL];
+        i128 rq = r[q], f = a->rref[j][q];
+        for (uint32_t k = 0; k < nc; k++)
+            t[k] = rq * a->rref[j][k] - f * (i128)r[k];
+        if (!normalise(t, nc, rows[j]))
+            return 0;
+    }
+    for (uint32_t j = 0; j < a->n; j++)
+        memcpy(a->rref[j], rows[j], nc * sizeof(int64_t));
+    memcpy(a->rref[a->n], r, nc * sizeof(int64_t));
+    a->pivot[a->n] = (uint8_t)q;
+    a->pivot_mask |= 1u << q;
+    memcpy(a->sx[a->n], x, nc * sizeof(int64_t));
+    a->sy[a->n] = y;
+    a->n++;
+    return 1;
+}
+
+/* Exact prediction == y ? (0 also when the sum leaves 128 bits) */
+static int aff_predicts(const pm_affine *a, const int64_t *x, uint64_t y)
+{
+    i128 p = a->c0;
+    for (uint32_t k = 1; k < a->ncol; k++) {
+        if (a->coef[k] == 0)
+            continue;
+        i128 t = (i128)a->coef[k] * x[k];
+        if (__builtin_add_overflow(p, t, &p))
+            return 0;
+    }
+    return p == (i128)y;
+}
+
+/* Least-squares refit over the stored samples (square and nonsingular on
+ * the pivot columns), rounded and verified exactly. 0: no integer model. */
+static int aff_refit(pm_affine *a)
+{
+    const uint32_t n = a->n, nc = a->ncol;
+    uint32_t cols[PM_MAXCOL], m = 0;
+    for (uint32_t k = 1; k < nc; k++)
+        if (a->pivot_mask & (1u << k))
+            cols[m++] = k;
+    if (m + 1 != n)
+        return 0; /* cannot happen: column 0 is always a pivot */
+    int64_t coef[PM_MAXCOL] = {0};
+    if (m > 0) {
+        double A[PM_MAXCOL * PM_MAXCOL], b[PM_MAXCOL], tau[PM_MAXCOL], sol[PM_MAXCOL];
+        for (uint32_t i = 1; i < n; i++) {
+            for (uint32_t c = 0; c < m; c++)
+                A[(i - 1) * m + c] = (double)((i128)a->sx[i][cols[c]] - a->sx[0][cols[c]]);
+            b[i - 1] = (double)((i128)a->sy[i] - (i128)a->sy[0]);
+        }
+        gsl_matrix_view Av = gsl_matrix_view_array(A, m, m);
+        gsl_vector_view tv = gsl_vector_view_array(tau, m);
+        gsl_vector_view bv = gsl_vector_view_array(b, m);
+        gsl_vector_view xv = gsl_vector_view_array(sol, m);
+        if (gsl_linalg_QR_decomp(&Av.matrix, &tv.vector) != 0 ||
+            gsl_linalg_QR_solve(&Av.matrix, &tv.vector, &bv.vector, &xv.vector) != 0)
+            return 0;
+        for (uint32_t c = 0; c < m; c++) {
+            double v = nearbyint(sol[c]);
+            if (!isfinite(v) || fabs(v) > 4.0e18)
+                return 0;
+            coef[cols[c]] = (int64_t)v;
+        }
+    }
+    /* constant from the first sample, exactly */
+    i128 c0 = (i128)a->sy[0];
+    for (uint32_t k = 1; k < nc; k++)
+        if (__builtin_sub_overflow(c0, (i128)coef[k] * a->sx[0][k], &c0))
+            return 0;
+    i128 old_c0 = a->c0;
+    int64_t old[PM_MAXCOL];
+    memcpy(old, a->coef, sizeof(old));
+    a->c0 = c0;
+    memcpy(a->coef, coef, sizeof(coef));
+    for (uint32_t i = 0; i < n; i++) {
+        if (!aff_predicts(a, a->sx[i], a->sy[i])) {
+            a->c0 = old_c0;
+            memcpy(a->coef, old, sizeof(old));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Builds the fast check (prediction terms and span constraints) from the
+ * model and the RREF. 0 on overflow. */
+static int aff_compile(pm_affine *a)
+{
+    const uint32_t nc = a->ncol;
+    a->npu = a->npl = 0;
+    for (uint32_t k = 1; k < nc; k++) {
+        if (a->coef[k] == 0)
+            continue;
+        uint32_t f = k - 1;
+        if (a->uniform_mask & (1u << f)) {
+            a->pu_idx[a->npu] = (uint8_t)f;
+            a->pu_coef[a->npu++] = (uint64_t)a->coef[k];
+        } else {
+            a->pl_idx[a->npl] = (uint8_t)f;
+            a->pl_coef[a->npl++] = (uint64_t)a->coef[k];
+        }
+    }
+    /* one constraint per non-pivot column j:
+     * D x_j - sum_rows (D / den_row) R_row[j] x_pivot(row) = 0 */
+    uint32_t nu = 0, nl = 0;
+    a->ncon = a->nlcon = a->neq = 0;
+    for (uint32_t j = 1; j < nc; j++) {
+        if (a->pivot_mask & (1u << j))
+            continue;
+        i128 D = 1;
+        for (uint32_t r = 0; r < a->n; r++) {
+            if (a->rref[r][j] == 0)
+                continue;
+            i128 den = a->rref[r][a->pivot[r]];
+            D = D / (i128)gcd128(abs128(D), abs128(den)) * den;
+            if (!fits64(D))
+                return 0;
+        }
+        i128 w[PM_MAXCOL];
+        for (uint32_t k = 0; k < nc; k++)
+            w[k] = 0;
+        w[j] = D;
+        for (uint32_t r = 0; r < a->n; r++) {
+            if (a->rref[r][j] == 0)
+                continue;
+            i128 den = a->rref[r][a->pivot[r]];
+            i128 mul = D / den;
+            i128 v = mul * a->rref[r][j];
+            if (!fits64(mul) || !fits64(v))
+                return 0;
+            w[a->pivot[r]] = -v;
+        }
+        int64_t c[PM_MAXCOL];
+        if (!normalise(w, nc, c))
+            return 0;
+        uint32_t q = a->ncon++;
+        a->con_const[q] = (uint64_t)c[0];
+        a->cu_beg[q] = nu;
+        a->cl_beg[q] = nl;
+        for (uint32_t k = 1; k < nc; k++) {
+            if (c[k] == 0)
+                continue;
+            uint32_t f = k - 1;
+            if (a->uniform_mask & (1u << f)) {
+                a->cu_idx[nu] = (uint8_t)f;
+                a->cu_coef[nu++] = (uint64_t)c[k];
+            } else {
+                a->cl_idx[nl] = (uint8_t)f;
+                a->cl_coef[nl++] = (uint64_t)c[k];
+            }
+        }
+        a->cu_beg[q + 1] = nu;
+        a->cl_beg[q + 1] = nl;
+        if (a->cl_beg[q + 1] == a->cl_beg[q] + 1 && a->cl_coef[a->cl_beg[q]] == 1) {
+            a->eq_idx[a->neq] = a->cl_idx[a->cl_beg[q]];
+            a->eq_con[a->neq++] = (uint8_t)q;
+        } else if (a->cl_beg[q + 1] > a->cl_beg[q]) {
+            a->lcon[a->nlcon++] = (uint8_t)q;
+        }
+    }
+    return 1;
+}
+
+/* Exact lane-by-lane processing of one request. */
+static void aff_slow(pm_affine *a, const prof_mem_request *req)
+{
+    const uint32_t nf = a->nf;
+    int changed = 0;
+    for (uint32_t i = 0; i < req->lanes && a->state != AFF_REFUSED; i++) {
+        int64_t x[PM_MAXCOL], rem[PM_MAXCOL];
+        x[0] = 1;
+        for (uint32_t k = 0; k < nf; k++)
+            x[k + 1] = req->features[(size_t)i * nf + k];
+        uint64_t y = req->addrs[i];
+        int ind = aff_reduce(a, x, rem);
+        if (ind < 0) {
+            a->state = AFF_REFUSED;
+        } else if (ind == 0) {
+            if (!aff_predicts(a, x, y))
+                a->state = AFF_REFUSED; /* no model fits (see above) */
+        } else {
+            if (!aff_insert(a, rem, x, y)) {
+                a->state = AFF_REFUSED;
+                break;
+            }
+            changed = 1;
+            if (!aff_predicts(a, x, y) && !aff_refit(a))
+                a->state = AFF_REFUSED;
+            else
+                a->state = AFF_OK;
+        }
+    }
+    if (changed && a->state == AFF_OK && !aff_compile(a))
+        a->state = AFF_REFUSED;
+}
+
+/* The fast per-lane check with P prediction terms and E equality
+ * constraints, P, E <= 3 (compile-time constants at every call, so the
+ * terms below fold away): OR of (prediction ^ address) and
+ * (feature ^ value). With no features (nf == 0) only P == E == 0 occurs and
+ * x is never dereferenced. */
+#define PM_AT(row, off) ((uint64_t)*(const int64_t *)(const void *)((row) + (off)))
+static inline __attribute__((always_inline)) uint64_t
+lane_check(const pm_affine *a, const int64_t *x, const uint64_t *y, uint32_t n, uint64_t base,
+           const uint64_t *eqv, const uint32_t P, const uint32_t E)
+{
+    const size_t stride = (size_t)a->nf * sizeof(int64_t);
+    const size_t p0 = P > 0 ? a->pl_idx[0] * 8u : 0, p1 = P > 1 ? a->pl_idx[1] * 8u : 0,
+                 p2 = P > 2 ? a->pl_idx[2] * 8u : 0;
+    const uint64_t c0 = P > 0 ? a->pl_coef[0] : 0, c1 = P > 1 ? a->pl_coef[1] : 0,
+                   c2 = P > 2 ? a->pl_coef[2] : 0;
+    const size_t e0 = E > 0 ? a->eq_idx[0] * 8u : 0, e1 = E > 1 ? a->eq_idx[1] * 8u : 0,
+                 e2 = E > 2 ? a->eq_idx[2] * 8u : 0;
+    const uint64_t v0 = E > 0 ? eqv[0] : 0, v1 = E > 1 ? eqv[1] : 0, v2 = E > 2 ? eqv[2] : 0;
+    uint64_t bad = 0;
+    const char *row = (const char *)x;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t p = base;
+        if (P > 0)
+            p += c0 * PM_AT(row, p0);
+        if (P > 1)
+            p += c1 * PM_AT(row, p1);
+        if (P > 2)
+            p += c2 * PM_AT(row, p2);
+        uint64_t d = p ^ y[i];
+        if (E > 0)
+            d |= PM_AT(row, e0) ^ v0;
+        if (E > 1)
+            d |= PM_AT(row, e1) ^ v1;
+        if (E > 2)
+            d |= PM_AT(row, e2) ^ v2;
+        bad |= d;
+        if (P + E > 0)
+            row += stride;
+    }
+    return bad;
+}
+#undef PM_AT
+
+/* One small function per shape, so that each loop gets the registers to
+ * itself. */
+typedef uint64_t (*lane_check_fn)(const pm_affine *, const int64_t *, const uint64_t *, uint32_t,
+                                  uint64_t, const uint64_t *);
+#define PM_LANE_FN(P, E)                                                                          \
+    static __attribute__((noinline)) uint64_t lane_check_##P##E(                                 \
+        const pm_affine *a, const int64_t *x, const uint64_t *y, uint32_t n, uint64_t base,      \
+        const uint64_t *eqv)                                                                     \
+    {                                                                                            \
+        return lane_check(a, x, y, n, base, eqv, P, E);                                          \
+    }
+PM_LANE_FN(0, 0) PM_LANE_FN(0, 1) PM_LANE_FN(0, 2) PM_LANE_FN(0, 3)
+PM_LANE_FN(1, 0) PM_LANE_FN(1, 1) PM_LANE_FN(1, 2) PM_LANE_FN(1, 3)
+PM_LANE_FN(2, 0) PM_LANE_FN(2, 1) PM_LANE_FN(2, 2) PM_LANE_FN(2, 3)
+PM_LANE_FN(3, 0) PM_LANE_FN(3, 1) PM_LANE_FN(3, 2) PM_LANE_FN(3, 3)
+#undef PM_LANE_FN
+static const lane_check_fn lane_checks[16] = {
+    lane_check_00, lane_check_01, lane_check_02, lane_check_03,
+    lane_check_10, lane_check_11, lane_check_12, lane_check_13,
+    lane_check_20, lane_check_21, lane_check_22, lane_check_23,
+    lane_check_30, lane_check_31, lane_check_32, lane_check_33};
+
+static void aff_request(pm_affine *a, const prof_mem_request *req)
+{
+    if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
+        return;
+    const uint32_t n = req->lanes, nf = a->nf;
+    if (nf > 0 && !req->features) {
+        a->state = AFF_DISABLED;
+        return;
+    }
+    if (a->state == AFF_EMPTY) {
+        aff_slow(a, req);
+        return;
+    }
+    const int64_t *x0 = req->features;
+    /* request-level part: constant and warp-uniform features from lane 0 */
+    uint64_t base = (uint64_t)a->c0;
+    for (uint32_t t = 0; t < a->npu; t++)
+        base += a->pu_coef[t] * (uint64_t)x0[a->pu_idx[t]];
+    uint64_t bad = 0, rhs[PM_MAXCOL];
+    for (uint32_t q = 0; q < a->ncon; q++) {
+        uint64_t s = a->con_const[q];
+        for (uint32_t t = a->cu_beg[q]; t < a->cu_beg[q + 1]; t++)
+            s += a->cu_coef[t] * (uint64_t)x0[a->cu_idx[t]];
+        if (a->cl_beg[q + 1] == a->cl_beg[q])
+            bad |= s;
+        rhs[q] = (uint64_t)0 - s;
+    }
+    const uint64_t *y = req->addrs;
+    const uint32_t npl = a->npl, nlcon = a->nlcon, neq = a->neq;
+    uint64_t eqv[PM_MAXCOL];
+    for (uint32_t e = 0; e < neq; e++)
+        eqv[e] = rhs[a->eq_con[e]];
+    if (nlcon == 0 && npl <= 3 && neq <= 3) {
+        /* the common shapes, unrolled */
+        bad |= lane_checks[npl * 4 + neq](a, x0, y, n, base, eqv);
+    } else {
+        const int64_t *x = x0;
+        for (uint32_t i = 0; i < n; i++, x += nf) {
+            uint64_t p = base;
+            for (uint32_t t = 0; t < npl; t++)
+                p += a->pl_coef[t] * (uint64_t)x[a->pl_idx[t]];
+            bad |= p ^ y[i];
+            for (uint32_t e = 0; e < neq; e++)
+                bad |= (uint64_t)x[a->eq_idx[e]] ^ eqv[e];
+            for (uint32_t c = 0; c < nlcon; c++) {
+                uint32_t q = a->lcon[c];
+                uint64_t s = 0;
+                for (uint32_t t = a->cl_beg[q]; t < a->cl_beg[q + 1]; t++)
+                    s += a->cl_coef[t] * (uint64_t)x[a->cl_idx[t]];
+                bad |= s ^ rhs[q];
+            }
+        }
+    }
+    if (bad)
+        aff_slow(a, req);
+}
+
+/* ------------------------------------------------------------ requests */
+
+int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
+{
+    const uint32_t n = req->lanes;
+    if (n == 0)
+        return 1;
+    const uint64_t *a = req->addrs;
+    prof_mem_result *res = &pm->res;
+    const uint64_t r = res->requests++;
+    res->thread_accesses += n;
+    if (!pm->space_seen) {
+        pm->space_seen = 1;
+        res->space = req->space;
+    } else if (res->space != req->space) {
+        res->space = MB_SPACE_NONE;
+    }
+    const uint64_t bytes = req->access_bytes ? req->access_bytes : 1, off = bytes - 1;
+    const int shared = req->space == MB_SPACE_SHARED;
+
+    /* lane strides; constant-stride detection */
+    int cst = 1;
+    uint64_t d = 0;
+    if (n >= 2) {
+        d = a[1] - a[0];
+        /* a[i] == a[0] + i d for every lane, four lanes per step */
+        uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
+        uint32_t i = 0;
+        for (; i + 4 <= n; i += 4, e0 += d4) {
+            diff0 |= a[i] ^ e0;
+            diff1 |= a[i + 1] ^ (e0 + d);
+            diff2 |= a[i + 2] ^ (e0 + 2 * d);
+            diff3 |= a[i + 3] ^ (e0 + 3 * d);
+        }
+        for (; i < n; i++, e0 += d)
+            diff0 |= a[i] ^ e0;
+        cst = (diff0 | diff1 | diff2 | diff3) == 0;
+        if (cst) {
+            if (!stride_add(pm, d, n - 1))
+                return 0;
+        } else {
+            for (uint32_t k = 1; k < n; k++)
+                if (!stride_add(pm, a[k] - a[k - 1], 1))
+                    return 0;
+        }
+    }
+    const int neg = (int64_t)d < 0;
+    const uint64_t ad = neg ? (uint64_t)0 - d : d;
+
+    /* sectors and the distinct lines */
+    uint64_t nsec, lfirst = 0, nlines;
+    int line_range = 0;
+    if (cst && ad <= bytes) {
+        /* contiguous or overlapping: one interval */
+        uint64_t lo = neg ? a[n - 1] : a[0], hi = end_of(neg ? a[0] : a[n - 1], off);
+        nsec = (hi >> pm->sec_sh) - (lo >> pm->sec_sh) + 1;
+        lfirst = lo >> pm->line_sh;
+        nlines = (hi >> pm->line_sh) - lfirst + 1;
+        line_range = 1;
+    } else {
+        size_t need = (size_t)n * ((off >> pm->line_sh) + 2);
+        if (!grow_u64(&pm->lines, &pm->lines_cap, need))
+            return 0;
+        if (cst) {
+            nlines = units_monotone(pm, a, n, neg ? -1 : 1, off, &nsec);
+        } else {
+            int asc = 1, desc = 1;
+            for (uint32_t i = 1; i < n; i++) {
+                asc &= a[i] >= a[i - 1];
+                desc &= a[i] <= a[i - 1];
+            }
+            if (asc || desc) {
+                nlines = units_monotone(pm, a, n, asc ? 1 : -1, off, &nsec);
+            } else {
+                if (!grow_u64(&pm->tmp, &pm->tmp_cap, n))
+                    return 0;
+                memcpy(pm->tmp, a, (size_t)n * sizeof(uint64_t));
+                sort_u64(pm->tmp, n);
+                nlines = units_monotone(pm, pm->tmp, n, 1, off, &nsec);
+            }
+        }
+    }
+
+    if (shared) {
+        uint64_t deg;
+        if (!bank_degree(pm, a, n, off, cst, d, &deg) ||
+            !count_value(pm->d_bank, &res->bank_degree, deg))
+            return 0;
+    } else {
+        uint64_t t10, t12;
+        cc1x(req, a, n, bytes, cst, d, &t10, &t12);
+        if (!count_value(pm->d_sectors, &res->sectors, nsec) ||
+            !count_value(pm->d_lines, &res->lines, nlines) ||
+            !count_value(pm->d_cc10, &res->cc10_transactions, t10) ||
+            !count_value(pm->d_cc12, &res->cc12_transactions, t12))
+            return 0;
+    }
+
+    /* footprint and reuse */
+    const unsigned space = (unsigned)req->space & 15;
+    if (line_range) {
+        for (uint64_t l = 0; l < nlines; l++)
+            if (!touch_line(pm, lfirst + l, space, r))
+                return 0;
+    } else {
+        for (uint64_t l = 0; l < nlines; l++)
+            if (!touch_line(pm, pm->lines[l], space, r))
+                return 0;
+    }
+
+    aff_request(&pm->aff, req);
+    return 1;
+}
+
+/* -------------------------------------------------------------- finish */
+
+const prof_mem_result *prof_mem_finish(prof_mem *pm)
+{
+    prof_mem_result *res = &pm->res;
+    stride_flush(pm);
+    drain(pm->d_sectors, PM_DIRECT, &res->sectors);
+    drain(pm->d_lines, PM_DIRECT, &res->lines);
+    drain(pm->d_cc10, PM_DIRECT, &res->cc10_transactions);
+    drain(pm->d_cc12, PM_DIRECT, &res->cc12_transactions);
+    drain(pm->d_bank, PM_DIRECT, &res->bank_degree);
+    drain(pm->d_reuse, 65, &res->reuse_log2);
+    prof_hist_sort(&res->sectors);
+    prof_hist_sort(&res->lines);
+    prof_hist_sort(&res->cc10_transactions);
+    prof_hist_sort(&res->cc12_transactions);
+    prof_hist_sort(&res->bank_degree);
+    prof_hist_sort(&res->lane_stride);
+    prof_hist_sort(&res->reuse_log2);
+    res->footprint_lines = pm->lt_count;
+
+    const pm_affine *a = &pm->aff;
+    memset(res->coef, 0, sizeof(res->coef));
+    res->affine = a->state == AFF_OK;
+    res->ncoef = a->state == AFF_DISABLED && a->nf > PM_MAX_FEATURES ? 0 : a->ncol;
+    if (res->affine) {
+        res->coef[0] = (int64_t)(uint64_t)a->c0; /* modulo 2^64 */
+        for (uint32_t k = 1; k < a->ncol; k++)
+            res->coef[k] = a->coef[k];
+    }
+    return res;
+}

@@ -1,0 +1,429 @@
+/* The profiler: DFSG counts, loops, branches, memory statistics, affine
+ * models and conservation laws, on hand-made kernels with hand-computed
+ * expectations and on every example. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <minibench/dfsg.h>
+#include <minibench/profiler.h>
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER ".version 8.8\n.target sm_75\n.address_size 64\n"
+
+typedef struct profiled {
+    mb_module *m;
+    mb_memory *mem;
+    mb_program *prog;
+    mb_manifest *man;
+    mb_manifest_run *run;
+    mb_profile *p;
+    json_t *json;
+    mb_exec_stats stats;
+} profiled;
+
+/* Profiles launch `which` of manifest `manifest_json` on PTX text; fails the test on error. */
+static void profile_text(profiled *r, const char *ptx, const char *name, const char *manifest_json,
+                         uint32_t which)
+{
+    memset(r, 0, sizeof(*r));
+    mb_error err;
+    mb_error_clear(&err);
+    mb_status st = mb_ptx_parse(ptx, strlen(ptx), name, &r->m, &err);
+    if (st == MB_OK)
+        st = mb_memory_new(&r->mem, &err);
+    if (st == MB_OK)
+        st = mb_program_new(r->m, r->mem, &r->prog, &err);
+    if (st == MB_OK)
+        st = mb_manifest_parse(manifest_json, strlen(manifest_json), "m.json", &r->man, &err);
+    if (st == MB_OK)
+        st = mb_manifest_bind(r->man, r->prog, r->mem, &r->run, &err);
+    for (uint32_t i = 0; st == MB_OK && i <= which; i++) {
+        const mb_launch_config *cfg = mb_manifest_launch(r->run, i);
+        mb_exec_options opt = {1, 0, 0, NULL};
+        mb_exec_stats stats;
+        memset(&stats, 0, sizeof(stats));
+        if (i == which) {
+            st = mb_profile_new(r->prog, r->mem, cfg, NULL, &r->p, &err);
+            if (st == MB_OK)
+                opt.observer = mb_profile_observer(r->p);
+        }
+        if (st == MB_OK)
+            st = mb_launch(r->prog, r->mem, cfg, &opt, &stats, &err);
+        if (st == MB_OK && i == which) {
+            r->stats = stats;
+            st = mb_profile_finish(r->p, &stats, &err);
+        }
+    }
+    mb_buf json = MB_BUF_INIT;
+    if (st == MB_OK)
+        st = mb_profile_write_json(r->p, &json, &err);
+    if (st != MB_OK) {
+        char msg[2048];
+        mb_error_format(&err, msg, sizeof(msg));
+        mb_buf_free(&json);
+        fail_msg("profiling %s failed: %s", name, msg);
+    }
+    json_error_t jerr;
+    r->json = json_loads(json.data, 0, &jerr);
+    mb_buf_free(&json);
+    assert_non_null(r->json);
+}
+
+static void profiled_free(profiled *r)
+{
+    json_decref(r->json);
+    mb_profile_free(r->p);
+    mb_manifest_run_free(r->run);
+    mb_manifest_free(r->man);
+    mb_program_free(r->prog);
+    mb_memory_free(r->mem);
+    mb_module_free(r->m);
+}
+
+static json_t *kernel_json(const profiled *r)
+{
+    return json_array_get(json_object_get(r->json, "functions"), 0);
+}
+
+static uint64_t jget(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v))
+        fail_msg("missing integer '%s'", key);
+    return (uint64_t)json_integer_value(v);
+}
+
+static int json_list_has(json_t *list, const char *s)
+{
+    for (size_t i = 0; i < json_array_size(list); i++)
+        if (strcmp(json_string_value(json_array_get(list, i)), s) == 0)
+            return 1;
+    return 0;
+}
+
+/* The largest value with a non-zero count. */
+static uint64_t hist_max(json_t *hist)
+{
+    uint64_t max = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(hist, key, v)
+    {
+        uint64_t k = strtoull(key, NULL, 10);
+        if (json_integer_value(v) > 0 && k > max)
+            max = k;
+    }
+    return max;
+}
+
+static uint64_t hist_count(json_t *hist, uint64_t value)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%llu", (unsigned long long)value);
+    json_t *v = json_object_get(hist, key);
+    return v ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* Every conservation law of the DFSG (docs/formats.md). */
+static void check_conservation(const mb_profile *p, uint64_t threads)
+{
+    for (uint32_t i = 0; i < mb_profile_nfuncs(p); i++) {
+        const mb_func_profile *fp = mb_profile_func(p, i);
+        int n = fp->cfg->nblocks;
+        uint64_t *in = calloc((size_t)n, sizeof(uint64_t)), *out = calloc((size_t)n, sizeof(uint64_t));
+        for (uint32_t e = 0; e < fp->nedges; e++) {
+            in[fp->edges[e].to] += fp->edges[e].count;
+            out[fp->edges[e].from] += fp->edges[e].count;
+            assert_true(fp->edges[e].threads <= fp->edges[e].count);
+        }
+        if (i == 0)
+            assert_int_equal(fp->blocks[0].ecount - in[0], threads); /* entry ECount = threads */
+        for (int b = 0; b < n; b++) {
+            const mb_block_profile *bp = &fp->blocks[b];
+            if (bp->ecount != in[b] + bp->entries)
+                fail_msg("%s block %d: ECount %llu != in-edges %llu + entries %llu", fp->fn->name, b,
+                         (unsigned long long)bp->ecount, (unsigned long long)in[b],
+                         (unsigned long long)bp->entries);
+            if (bp->ecount != out[b] + bp->exits)
+                fail_msg("%s block %d: ECount %llu != out-edges %llu + exits %llu", fp->fn->name, b,
+                         (unsigned long long)bp->ecount, (unsigned long long)out[b],
+                         (unsigned long long)bp->exits);
+            assert_true(bp->threads <= bp->ecount);
+            assert_true(bp->lcount <= bp->ecount);
+        }
+        free(in);
+        free(out);
+    }
+}
+
+/* The MiniBench paper's k-means example: 57,600 threads of which 51,200 take a branch. */
+static const char *branch_ptx = HEADER
+    ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"
+    "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+    "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "\tsetp.ge.s32 %p1, %r5, %r1;\n"
+    "\t@%p1 bra $L_skip;\n"
+    "\tmul.wide.s32 %rd2, %r5, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n"
+    "$L_skip:\n\tret;\n}\n";
+
+static void test_branch_counts(void **state)
+{
+    (void)state;
+    profiled r;
+    profile_text(&r, branch_ptx, "branch.ptx",
+                 "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 57600}},"
+                 " \"launches\": [{\"kernel\": \"k\", \"grid\": 225, \"block\": 256, \"args\": [\"o\", 51200]}]}",
+                 0);
+    const mb_func_profile *fp = mb_profile_func(r.p, 0);
+    assert_int_equal(fp->cfg->nblocks, 3);
+    assert_int_equal(fp->blocks[0].ecount, 57600);
+    assert_int_equal(fp->blocks[0].threads, 57600);
+    assert_int_equal(fp->blocks[1].ecount, 51200); /* fall-through: threads below n */
+    assert_int_equal(fp->blocks[2].ecount, 57600);
+    assert_int_equal(fp->edges[0].count, 51200);   /* 0 -> 1 (fall-through first) */
+    assert_int_equal(fp->edges[0].threads, 51200);
+    assert_int_equal(fp->edges[1].count, 6400);    /* 0 -> 2 (taken) */
+    check_conservation(r.p, 57600);
+    json_t *br = json_array_get(json_object_get(kernel_json(&r), "branches"), 0);
+    assert_int_equal(jget(br, "taken_threads"), 6400);
+    assert_int_equal(jget(br, "not_taken_threads"), 51200);
+    assert_int_equal(jget(br, "warp_execs"), 1800);
+    assert_int_equal(jget(br, "diverged_warp_execs"), 0); /* 51200 is a multiple of 32 */
+    assert_string_equal(json_string_value(json_object_get(br, "condition")), "thread/cta id");
+    /* the store is affine: out + 4*tid.x + 1024*ctaid.x */
+    json_t *mem = json_array_get(json_object_get(kernel_json(&r), "memory"), 0);
+    json_t *aff = json_object_get(mem, "affine");
+    assert_true(json_is_true(json_object_get(aff, "exact")));
+    json_t *terms = json_object_get(aff, "terms");
+    assert_int_equal(json_integer_value(json_object_get(terms, "tid.x")), 4);
+    assert_int_equal(json_integer_value(json_object_get(terms, "ctaid.x")), 1024);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(mem, "base"), "kind")), "parameter");
+    assert_int_equal(hist_count(json_object_get(mem, "sectors_per_request"), 4), 1600);
+    assert_int_equal(hist_count(json_object_get(mem, "lines_per_request"), 1), 1600);
+    profiled_free(&r);
+}
+
+/* A loop with trip count tid % 7 + 1 whose body reads a shared array with a
+ * stride chosen per launch, and an inner loop whose exit depends on data. */
+static const char *loops_ptx = HEADER
+    ".visible .entry k(.param .u64 out, .param .u64 data, .param .u32 stride)\n{\n"
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
+    "\t.shared .align 4 .b8 sm[4096];\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd5, [data];\n\tld.param.u32 %r10, [stride];\n"
+    "\tmov.u32 %r1, %tid.x;\n"
+    "\trem.u32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 1;\n"
+    "\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 0;\n"
+    "\tmul.lo.s32 %r11, %r1, %r10;\n\tand.b32 %r11, %r11, 1023;\n\tshl.b32 %r11, %r11, 2;\n"
+    "\tmov.u32 %r12, sm;\n\tadd.s32 %r12, %r12, %r11;\n"
+    "$L_outer:\n"
+    "\tld.shared.u32 %r13, [%r12];\n"
+    "\tadd.s32 %r4, %r4, %r13;\n"
+    "\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n"
+    "\tld.global.u32 %r5, [%rd7];\n" /* data-dependent inner trip count */
+    "$L_inner:\n"
+    "\tadd.s32 %r4, %r4, 1;\n\tadd.s32 %r5, %r5, -1;\n"
+    "\tsetp.gt.s32 %p2, %r5, 0;\n\t@%p2 bra $L_inner;\n"
+    "\tadd.s32 %r3, %r3, 1;\n\tsetp.lt.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_outer;\n"
+    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r4;\n"
+    "\tret;\n}\n";
+
+static json_t *loop_with_kind(json_t *kernel, const char *kind)
+{
+    json_t *loops = json_object_get(kernel, "loops");
+    for (size_t i = 0; i < json_array_size(loops); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(loops, i), "kind")), kind) == 0)
+            return json_array_get(loops, i);
+    fail_msg("no %s loop", kind);
+    return NULL;
+}
+
+static json_t *memory_op(json_t *kernel, const char *op)
+{
+    json_t *mem = json_object_get(kernel, "memory");
+    for (size_t i = 0; i < json_array_size(mem); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(mem, i), "op")), op) == 0)
+            return json_array_get(mem, i);
+    fail_msg("no memory instruction %s", op);
+    return NULL;
+}
+
+static void run_loops(profiled *r, unsigned stride)
+{
+    char manifest[600];
+    snprintf(manifest, sizeof(manifest),
+             "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 64},"
+             " \"d\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"sequence\", \"start\": 1, \"step\": 0}}},"
+             " \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", %u]}]}",
+             stride);
+    profile_text(r, loops_ptx, "loops.ptx", manifest, 0);
+}
+
+static void test_loops_and_banks(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned stride, degree;
+    } cases[] = {{1, 1}, {2, 2}, {32, 32}, {0, 1}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        profiled r;
+        run_loops(&r, cases[c].stride);
+        json_t *k = kernel_json(&r);
+        check_conservation(r.p, 64);
+        /* outer loop: trip counts tid % 7 + 1 for 64 threads */
+        json_t *outer = loop_with_kind(k, "nested");
+        json_t *trips = json_object_get(outer, "trip_counts");
+        for (unsigned t = 1; t <= 7; t++) {
+            unsigned expect = 0;
+            for (unsigned tid = 0; tid < 64; tid++)
+                expect += tid % 7 + 1 == t;
+            assert_int_equal(hist_count(trips, t), expect);
+        }
+        assert_int_equal(jget(outer, "activations"), 64);
+        assert_int_equal(jget(outer, "warp_activations"), 2);
+        assert_int_equal(jget(outer, "warp_activations_with_differing_trips"), 2);
+        json_t *dep = json_object_get(outer, "trip_count_depends_on");
+        assert_true(json_list_has(dep, "thread id"));
+        assert_false(json_list_has(dep, "data"));
+        /* inner self-loop: the data is 1 everywhere, so one trip per activation */
+        json_t *inner = loop_with_kind(k, "self");
+        assert_int_equal(hist_count(json_object_get(inner, "trip_counts"), 1), jget(inner, "activations"));
+        assert_true(json_list_has(json_object_get(inner, "trip_count_depends_on"), "data"));
+        /* bank conflicts of the shared load: full-warp requests (the first
+         * iteration) have the stride's degree; later iterations run with
+         * fewer lanes and can only have less */
+        json_t *ld = memory_op(k, "ld.u32");
+        json_t *deg = json_object_get(ld, "bank_conflict_degree");
+        assert_int_equal(hist_max(deg), cases[c].degree);
+        assert_true(hist_count(deg, cases[c].degree) >= 2); /* both warps' first iteration */
+        if (cases[c].degree == 1)
+            assert_int_equal(hist_count(deg, 1), jget(ld, "requests"));
+        profiled_free(&r);
+    }
+}
+
+/* Coalescing of a global load at unit stride, stride 2, stride 32 and random indices. */
+static const char *gather_ptx = HEADER
+    ".visible .entry k(.param .u64 in, .param .u64 idx, .param .u64 out)\n{\n"
+    "\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<10>;\n"
+    "\tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [idx];\n\tld.param.u64 %rd3, [out];\n"
+    "\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd4, %r1, 4;\n"
+    "\tadd.s64 %rd5, %rd2, %rd4;\n\tld.global.u32 %r2, [%rd5];\n"
+    "\tmul.wide.u32 %rd6, %r2, 4;\n\tadd.s64 %rd7, %rd1, %rd6;\n\tld.global.f32 %r3, [%rd7];\n"
+    "\tadd.s64 %rd8, %rd3, %rd4;\n\tst.global.u32 [%rd8], %r3;\n\tret;\n}\n";
+
+static void test_coalescing(void **state)
+{
+    (void)state;
+    /* indices: stride 1, 2, 32, and 32 scattered values with 7 distinct lines */
+    static const unsigned scattered[32] = {0, 40, 80, 120, 160, 200, 240, 1, 41, 81, 121, 161, 201, 241, 2, 42,
+                                           82, 122, 162, 202, 242, 3, 43, 83, 123, 163, 203, 243, 4, 44, 84, 124};
+    struct {
+        unsigned idx[32];
+        unsigned sectors, lines, cc12;
+    } cases[4];
+    for (unsigned l = 0; l < 32; l++) {
+        cases[0].idx[l] = l;
+        cases[1].idx[l] = 2 * l;
+        cases[2].idx[l] = 32 * l;
+        cases[3].idx[l] = scattered[l];
+    }
+    cases[0].sectors = 4, cases[0].lines = 1, cases[0].cc12 = 2;   /* 64B per half-warp */
+    cases[1].sectors = 8, cases[1].lines = 2, cases[1].cc12 = 2;   /* 128B per half-warp */
+    cases[2].sectors = 32, cases[2].lines = 32, cases[2].cc12 = 32; /* one 32B transaction per thread */
+    /* scattered: words 0..4, 40..44, 80..84, 120..124, 160..163, 200..203, 240..243 */
+    cases[3].sectors = 7, cases[3].lines = 7, cases[3].cc12 = 14;
+    for (int c = 0; c < 4; c++) {
+        char manifest[1200];
+        int n = snprintf(manifest, sizeof(manifest),
+                         "{\"buffers\": {\"in\": {\"type\": \"f32\", \"count\": 1024}, \"o\": {\"type\": \"u32\", \"count\": 32},"
+                         " \"idx\": {\"type\": \"u32\", \"init\": [");
+        for (int l = 0; l < 32; l++)
+            n += snprintf(manifest + n, sizeof(manifest) - (size_t)n, "%s%u", l ? "," : "", cases[c].idx[l]);
+        snprintf(manifest + n, sizeof(manifest) - (size_t)n,
+                 "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"in\", \"idx\", \"o\"]}]}");
+        profiled r;
+        profile_text(&r, gather_ptx, "gather.ptx", manifest, 0);
+        json_t *ld = memory_op(kernel_json(&r), "ld.f32");
+        assert_int_equal(hist_count(json_object_get(ld, "sectors_per_request"), cases[c].sectors), 1);
+        assert_int_equal(hist_count(json_object_get(ld, "lines_per_request"), cases[c].lines), 1);
+        assert_int_equal(hist_count(json_object_get(ld, "cc12_transactions_per_request"), cases[c].cc12), 1);
+        /* the index load is unit stride and affine in every case; the gather only in the first three */
+        json_t *idx = memory_op(kernel_json(&r), "ld.u32");
+        assert_true(json_is_true(json_object_get(json_object_get(idx, "affine"), "exact")));
+        assert_int_equal(json_is_true(json_object_get(json_object_get(ld, "affine"), "exact")), c < 3);
+        profiled_free(&r);
+    }
+}
+
+/* Every example: conservation, determinism of the JSON and DOT output. */
+static void test_examples(void **state)
+{
+    (void)state;
+    DIR *dir = opendir(MB_EXAMPLES_DIR);
+    assert_non_null(dir);
+    struct dirent *de;
+    int count = 0;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char ptx[1024], manifest[1024];
+        snprintf(ptx, sizeof(ptx), "%s/%s/%s.ptx", MB_EXAMPLES_DIR, de->d_name, de->d_name);
+        snprintf(manifest, sizeof(manifest), "%s/%s/launch.json", MB_EXAMPLES_DIR, de->d_name);
+        char *ptx_text, *man_text;
+        size_t len;
+        mb_error err;
+        if (mb_read_file(ptx, 1 << 24, &ptx_text, &len, &err) != MB_OK)
+            continue;
+        if (mb_read_file(manifest, 1 << 24, &man_text, &len, &err) != MB_OK) {
+            free(ptx_text);
+            continue;
+        }
+        char *texts[2] = {NULL, NULL};
+        for (int pass = 0; pass < 2; pass++) {
+            profiled r;
+            profile_text(&r, ptx_text, ptx, man_text, 0);
+            check_conservation(r.p, r.stats.threads);
+            mb_buf dot = MB_BUF_INIT;
+            assert_int_equal(mb_dfsg_write_dot(r.m, r.p, &dot, &err), MB_OK);
+            assert_non_null(strstr(dot.data, "ecount="));
+            char *json = json_dumps(r.json, JSON_SORT_KEYS);
+            size_t total = strlen(json) + dot.len + 1;
+            texts[pass] = malloc(total);
+            snprintf(texts[pass], total, "%s%s", json, dot.data);
+            free(json);
+            mb_buf_free(&dot);
+            profiled_free(&r);
+        }
+        if (strcmp(texts[0], texts[1]) != 0)
+            fail_msg("profile of %s differs between runs", de->d_name);
+        free(texts[0]);
+        free(texts[1]);
+        free(ptx_text);
+        free(man_text);
+        count++;
+    }
+    closedir(dir);
+    assert_true(count >= 14);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_branch_counts),
+        cmocka_unit_test(test_loops_and_banks),
+        cmocka_unit_test(test_coalescing),
+        cmocka_unit_test(test_examples),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
