@@ -4,6 +4,7 @@
 
 #include <minibench/util.h>
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit codes: documented in docs/cli.md. */
@@ -39,6 +40,11 @@ int cli_parse(const char *prog, int argc, char **argv, const cli_option *options
 void cli_print_error(const mb_error *err);
 /* Prints "PROG: message" and a hint to use --help; returns MB_EXIT_USAGE. */
 int cli_usage_error(const char *prog, const char *fmt, ...) MB_PRINTF(2, 3);
+
+/* Parses a decimal option value in [min, max]; prints a usage error naming
+ * the option and returns 0 otherwise. */
+int cli_parse_number(const char *prog, const char *opt, const char *text, uint64_t min,
+                     uint64_t max, uint64_t *out);
 
 /* Writes `len` bytes to `path` atomically, or to stdout when path is NULL or "-". */
 mb_status cli_write_output(const char *path, const char *data, size_t len, mb_error *err);

@@ -1,7 +1,10 @@
 /* Option parsing, error printing and output for the sub-commands. */
 #include "cli.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cli_print_error(const mb_error *err)
@@ -86,4 +89,19 @@ mb_status cli_write_output(const char *path, const char *data, size_t len, mb_er
                                    : mb_error_set(err, MB_ERR_IO, "<stdout>", 0, 0, "write failed");
     }
     return mb_write_file_atomic(path, data, len, err);
+}
+
+int cli_parse_number(const char *prog, const char *opt, const char *text, uint64_t min,
+                     uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
+        cli_usage_error(prog, "%s needs a whole number from %" PRIu64 " to %" PRIu64 ", not '%s'",
+                        opt, min, max, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
 }

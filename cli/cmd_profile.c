@@ -45,20 +45,6 @@ static const char render_help[] =
     "  -o, --output OUT    write to OUT (atomically) instead of standard output\n"
     "  -h, --help          show this help\n";
 
-static int parse_u32(const char *prog, const char *opt, const char *text, uint32_t min, uint32_t max,
-                     uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < min || v > max) {
-        cli_usage_error(prog, "%s needs a whole number from %u to %u, not '%s'", opt, min, max, text);
-        return 0;
-    }
-    *out = (uint32_t)v;
-    return 1;
-}
-
 typedef struct pending_file {
     char *path;
     mb_buf data;
@@ -125,13 +111,13 @@ int cmd_profile(int argc, char **argv)
         return cli_usage_error(prog, "--launch L.json is required");
     if (!output)
         return cli_usage_error(prog, "-o PROFDIR is required");
-    uint32_t only = UINT32_MAX, stack = 0;
-    mb_profile_options popt = {0, 0};
-    if ((index_s && !parse_u32(prog, "--launch-index", index_s, 0, 1u << 30, &only)) ||
-        (banks_s && !parse_u32(prog, "--banks", banks_s, 1, 64, &popt.banks)) ||
-        (bank_bytes_s && !parse_u32(prog, "--bank-bytes", bank_bytes_s, 1, 64, &popt.bank_bytes)) ||
-        (stack_s && !parse_u32(prog, "--stack", stack_s, 1, 1u << 20, &stack)))
+    uint64_t only = UINT32_MAX, stack = 0, banks = 0, bank_bytes = 0;
+    if ((index_s && !cli_parse_number(prog, "--launch-index", index_s, 0, 1u << 30, &only)) ||
+        (banks_s && !cli_parse_number(prog, "--banks", banks_s, 1, 64, &banks)) ||
+        (bank_bytes_s && !cli_parse_number(prog, "--bank-bytes", bank_bytes_s, 1, 64, &bank_bytes)) ||
+        (stack_s && !cli_parse_number(prog, "--stack", stack_s, 1, 1u << 20, &stack)))
         return MB_EXIT_USAGE;
+    mb_profile_options popt = {(uint32_t)banks, (uint32_t)bank_bytes};
     pcre2_code *re = NULL;
     if (kernel) {
         int code;
@@ -165,7 +151,7 @@ int cmd_profile(int argc, char **argv)
     uint32_t n = manifest ? mb_manifest_nlaunches(manifest) : 0;
     if (st == MB_OK && only != UINT32_MAX && only >= n)
         st = mb_error_set(&err, MB_ERR_INVALID, launch, 0, 0,
-                          "--launch-index %u: the manifest has %u launches", only, n);
+                          "--launch-index %" PRIu64 ": the manifest has %u launches", only, n);
     json_t *index = json_object(), *list = json_array();
     json_object_set_new(index, "ptx", json_string(files[0]));
     json_object_set_new(index, "manifest", json_string(launch));
@@ -174,7 +160,7 @@ int cmd_profile(int argc, char **argv)
     for (uint32_t i = 0; st == MB_OK && i < n; i++) {
         const mb_launch_config *cfg = mb_manifest_launch(run, i);
         int selected = (only == UINT32_MAX || only == i) && kernel_selected(re, cfg->kernel->name);
-        mb_exec_options opt = {1, 0, stack, NULL};
+        mb_exec_options opt = {1, 0, (uint32_t)stack, NULL};
         mb_exec_stats stats;
         memset(&stats, 0, sizeof(stats));
         mb_profile *p = NULL;

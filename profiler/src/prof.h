@@ -20,11 +20,14 @@ typedef struct prof_hist {
     uint64_t *count;
     uint32_t n, cap;
     uint64_t total;   /* sum of counts */
+    uint32_t *index;  /* open-addressing index: value -> position + 1 (large histograms) */
+    uint32_t index_slots;
+    int unsorted;     /* values were appended out of order since the last prof_hist_sort() */
 } prof_hist;
 
 int prof_hist_add(prof_hist *h, uint64_t value, uint64_t count); /* 0 when out of memory */
 void prof_hist_free(prof_hist *h);
-/* Sorts by value (call before reading). */
+/* Sorts by value: call before reading the arrays. */
 void prof_hist_sort(prof_hist *h);
 
 /* --------------------------------------------------- static analyses */
@@ -101,6 +104,8 @@ typedef struct prof_mem_request {
 prof_mem *prof_mem_new(const prof_mem_config *cfg);
 /* Accounts one request; returns 0 when out of memory. */
 int prof_mem_add(prof_mem *pm, const prof_mem_request *req);
+/* 0 once the affine model is refused: later requests may pass features = NULL. */
+int prof_mem_needs_features(const prof_mem *pm);
 void prof_mem_free(prof_mem *pm);
 
 /* Results, valid after prof_mem_finish(). */

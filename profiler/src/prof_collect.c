@@ -293,10 +293,13 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
     uint64_t addrs[32];
     uint8_t lane_index[32];
     uint32_t count = 0;
+    int features = prof_mem_needs_features(pm);
     for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
         int l = __builtin_ctz(m);
         addrs[count] = ev->addrs[l];
         lane_index[count] = (uint8_t)l;
+        if (!features)
+            continue; /* the address is known not to be affine */
         int64_t *fl = feat + (size_t)count * nfeat;
         fl[0] = tids[l * 3];
         fl[1] = tids[l * 3 + 1];
@@ -307,7 +310,8 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         for (uint32_t k = 0; k < ii->nloops; k++)
             fl[6 + k] = wf->iter[(uint32_t)ii->loops[k] * 32 + (uint32_t)l];
     }
-    prof_mem_request req = {count, addrs, lane_index, ev->access_bytes, ev->space, feat};
+    prof_mem_request req = {count, addrs, lane_index, ev->access_bytes, ev->space,
+                            features ? feat : NULL};
     if (!prof_mem_add(pm, &req))
         p->oom = 1;
 }

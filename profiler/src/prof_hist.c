@@ -1,37 +1,67 @@
 /*
  * minibench profiler: exact histograms (value -> count), see prof.h.
  *
- * The arrays are kept sorted by value at all times, so a lookup is a
- * binary search and prof_hist_sort() is normally a linear check. The two
- * common cases cost a single compare: adding to the largest value seen
- * (repeats and values arriving in increasing order) and appending a new
- * largest value. Inserting a new value in the middle moves the tail of the
- * arrays (O(n)), which is cheap for the histograms the profiler keeps
- * (tens to a few thousand distinct values). Callers that may see a very
- * large number of distinct values should bucket or cap them first (as
- * prof_memory.c does for lane strides) or batch repeated values.
- *
- * prof_hist_sort() also repairs a histogram whose arrays were filled by
- * hand in any order (duplicates are merged), in place and without
- * allocating.
+ * New values are appended; past a few distinct values a hash index finds
+ * existing ones, so adding costs O(1) however many values there are (the
+ * lane strides of random accesses have thousands). Repeating the last
+ * value costs one compare. prof_hist_sort() orders the arrays for readers
+ * (a linear check when values came in increasing order) and also repairs a
+ * histogram whose arrays were filled by hand in any order (duplicates are
+ * merged).
  */
 #include "prof.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* First index whose value is >= v (n when none). */
-static uint32_t lower_bound(const prof_hist *h, uint64_t v)
+enum { LINEAR_LIMIT = 16 };
+
+static uint32_t hash64(uint64_t v)
 {
-    uint32_t lo = 0, hi = h->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (h->value[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
+    v ^= v >> 33;
+    v *= UINT64_C(0xff51afd7ed558ccd);
+    v ^= v >> 33;
+    return (uint32_t)v;
+}
+
+/* Rebuilds the index for the current entries with room to grow; 0 when out of memory. */
+static int rebuild_index(prof_hist *h)
+{
+    uint32_t slots = 64;
+    while (slots < 2 * (h->n + 1))
+        slots *= 2;
+    uint32_t *index = calloc(slots, sizeof(uint32_t));
+    if (!index)
+        return 0;
+    for (uint32_t i = 0; i < h->n; i++) {
+        uint32_t k = hash64(h->value[i]) & (slots - 1);
+        while (index[k])
+            k = (k + 1) & (slots - 1);
+        index[k] = i + 1;
     }
-    return lo;
+    free(h->index);
+    h->index = index;
+    h->index_slots = slots;
+    return 1;
+}
+
+/* Position of `value`, or -1 (and *slot, the index slot where it would go). */
+static int64_t find(const prof_hist *h, uint64_t value, uint32_t *slot)
+{
+    if (!h->index) {
+        for (uint32_t i = 0; i < h->n; i++)
+            if (h->value[i] == value)
+                return i;
+        return -1;
+    }
+    uint32_t k = hash64(value) & (h->index_slots - 1);
+    while (h->index[k]) {
+        if (h->value[h->index[k] - 1] == value)
+            return h->index[k] - 1;
+        k = (k + 1) & (h->index_slots - 1);
+    }
+    *slot = k;
+    return -1;
 }
 
 /* Makes room for one more entry; 0 when out of memory (h unchanged). */
@@ -54,39 +84,42 @@ static int reserve_one(prof_hist *h)
     return 1;
 }
 
+/* New values are appended (out of order when smaller than the last one) and
+ * found again through a hash index once there are more than a few, so an
+ * add costs O(1) however many distinct values there are; prof_hist_sort()
+ * puts them in order for readers. */
 int prof_hist_add(prof_hist *h, uint64_t value, uint64_t count)
 {
-    uint32_t n = h->n, i;
-    if (n != 0) {
-        uint64_t last = h->value[n - 1];
-        if (value == last) { /* the common repeat */
-            h->count[n - 1] += count;
-            h->total += count;
-            return 1;
-        }
-        if (value > last) {
-            i = n;
-        } else {
-            i = lower_bound(h, value);
-            if (h->value[i] == value) {
-                h->count[i] += count;
-                h->total += count;
-                return 1;
-            }
-        }
-    } else {
-        i = 0;
+    uint32_t n = h->n;
+    if (n != 0 && h->value[n - 1] == value) { /* the common repeat */
+        h->count[n - 1] += count;
+        h->total += count;
+        return 1;
+    }
+    uint32_t slot = 0;
+    int64_t at = find(h, value, &slot);
+    if (at >= 0) {
+        h->count[at] += count;
+        h->total += count;
+        return 1;
     }
     if (!reserve_one(h))
         return 0;
-    if (i < n) {
-        memmove(h->value + i + 1, h->value + i, (size_t)(n - i) * sizeof(uint64_t));
-        memmove(h->count + i + 1, h->count + i, (size_t)(n - i) * sizeof(uint64_t));
-    }
-    h->value[i] = value;
-    h->count[i] = count;
+    if (n != 0 && value < h->value[n - 1])
+        h->unsorted = 1;
+    h->value[n] = value;
+    h->count[n] = count;
     h->n = n + 1;
     h->total += count;
+    if (h->index) {
+        h->index[slot] = n + 1;
+        if (2 * h->n > h->index_slots && !rebuild_index(h)) {
+            free(h->index); /* fall back to linear lookups */
+            h->index = NULL;
+        }
+    } else if (h->n > LINEAR_LIMIT) {
+        rebuild_index(h); /* on failure lookups stay linear */
+    }
     return 1;
 }
 
@@ -96,6 +129,7 @@ void prof_hist_free(prof_hist *h)
         return;
     free(h->value);
     free(h->count);
+    free(h->index);
     memset(h, 0, sizeof(*h));
 }
 
@@ -156,4 +190,9 @@ void prof_hist_sort(prof_hist *h)
     }
     h->n = out;
     h->total = total;
+    h->unsorted = 0;
+    if (h->index && !rebuild_index(h)) { /* positions moved */
+        free(h->index);
+        h->index = NULL;
+    }
 }

@@ -22,8 +22,11 @@ static json_t *dim3_json(mb_dim3 d)
 }
 
 /* {"value": count, ...} with values as keys, sorted. */
-static json_t *hist_json(const prof_hist *h, int64_t bias)
+static json_t *hist_json(const prof_hist *ch, int64_t bias)
 {
+    /* sorting reorders but does not change the histogram's content */
+    prof_hist *h = (prof_hist *)(uintptr_t)ch;
+    prof_hist_sort(h);
     json_t *o = json_object();
     for (uint32_t i = 0; i < h->n; i++) {
         char key[32];

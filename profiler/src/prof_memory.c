@@ -1098,6 +1098,11 @@ static const lane_check_fn lane_checks[16] = {
     lane_check_20, lane_check_21, lane_check_22, lane_check_23,
     lane_check_30, lane_check_31, lane_check_32, lane_check_33};
 
+int prof_mem_needs_features(const prof_mem *pm)
+{
+    return pm->aff.state != AFF_REFUSED && pm->aff.state != AFF_DISABLED;
+}
+
 static void aff_request(pm_affine *a, const prof_mem_request *req)
 {
     if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)

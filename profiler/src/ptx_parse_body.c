@@ -17,7 +17,7 @@ mb_status pp_parse_prototype(ptx_parser *p, mb_label *label);
 
 /* ------------------------------------------------------------ scoping */
 
-static mb_status remember_shadow(ptx_parser *p, int is_var, const char *name, int previous)
+mb_status pp_remember_shadow(ptx_parser *p, int is_var, const char *name, int previous)
 {
     if (MB_GROW(p->shadows, p->cap_shadows, p->nshadows + 1) != MB_OK)
         return pp_nomem(p);
@@ -85,7 +85,7 @@ static mb_status add_reg(ptx_parser *p, const char *name, mb_ptx_type type, unsi
     r->type = type;
     r->vec = vec;
     r->decl = decl;
-    TRY(remember_shadow(p, 0, name, prev));
+    TRY(pp_remember_shadow(p, 0, name, prev));
     if (mb_strmap_put(fn->reg_names, name, len, (int)fn->nregs) != MB_OK)
         return pp_nomem(p);
     fn->nregs++;

@@ -342,15 +342,7 @@ static mb_status add_var(ptx_parser *p, mb_var *v, int in_function)
         int prev = mb_strmap_get(p->local_names, v->name, strlen(v->name));
         if (prev >= 0 && fn->vars[prev].scope == p->scope)
             return pp_error_at(p, v->line, v->col, "redeclaration of '%s'", v->name);
-        {
-            if (MB_GROW(p->shadows, p->cap_shadows, p->nshadows + 1) != MB_OK)
-                return pp_nomem(p);
-            p->shadows[p->nshadows].scope = p->scope;
-            p->shadows[p->nshadows].is_var = 1;
-            p->shadows[p->nshadows].name = v->name;
-            p->shadows[p->nshadows].previous = prev;
-            p->nshadows++;
-        }
+        TRY(pp_remember_shadow(p, 1, v->name, prev));
         v->scope = p->scope;
         fn->vars[fn->nvars] = *v;
         if (mb_strmap_put(p->local_names, v->name, strlen(v->name), (int)fn->nvars) != MB_OK)

@@ -45,6 +45,10 @@ int pp_peek_punct(ptx_parser *p, char c);
 
 char *pp_strdup_tok(ptx_parser *p, const ptx_token *t);
 
+/* Records that a declaration in the current scope hides `name`'s previous
+ * binding (-1: none), so closing the scope restores it. */
+mb_status pp_remember_shadow(ptx_parser *p, int is_var, const char *name, int previous);
+
 /* Body parsing (ptx_parse_body.c). */
 mb_status pp_parse_body(ptx_parser *p);
 /* Parses `name`, `name[N]...` for a variable-like declaration and returns the dims. */

@@ -30,7 +30,7 @@ for bad in -1 abc 2x 1025 99999999999999999999; do
   expect_grep "$TMP/err" "--threads needs a whole number from 1 to 1024, not '$bad'" "--threads $bad is named"
 done
 expect_exit 2 "run --threads 0" -- "$MINIBENCH" run "$VA" --launch "$VJ" --threads 0
-expect_grep "$TMP/err" "at least 1" "--threads 0 is refused"
+expect_grep "$TMP/err" "--threads needs a whole number from 1 to 1024, not '0'" "--threads 0 is refused"
 expect_exit 2 "run --max-insts 0" -- "$MINIBENCH" run "$VA" --launch "$VJ" --max-insts 0
 expect_exit 2 "run --max-insts x" -- "$MINIBENCH" run "$VA" --launch "$VJ" --max-insts x
 expect_exit 2 "run --stack 0" -- "$MINIBENCH" run "$VA" --launch "$VJ" --stack 0

@@ -197,8 +197,50 @@ static void test_hist_sort_foreign(void **state)
         assert_int_equal(h.count[i], ec[i]);
     }
     assert_int_equal(h.total, 21);
-    assert_int_equal(prof_hist_add(&h, 5, 1), 1); /* still usable */
+    assert_int_equal(prof_hist_add(&h, 5, 1), 1); /* still usable: appended, then sorted */
+    prof_hist_sort(&h);
+    assert_int_equal(h.n, 5);
     assert_int_equal(h.value[2], 5);
+    assert_int_equal(h.count[2], 1);
+    assert_int_equal(h.total, 22);
+    prof_hist_free(&h);
+}
+
+/* Thousands of distinct values in random order, with repeats: every count
+ * is exact after sorting (the hash index path of prof_hist_add). */
+static void test_hist_many_values(void **state)
+{
+    (void)state;
+    enum { RANGE = 3000, ADDS = 20000 };
+    static uint64_t expect[RANGE];
+    memset(expect, 0, sizeof(expect));
+    prof_hist h = {0};
+    uint64_t x = 12345;
+    for (int i = 0; i < ADDS; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t v = (x >> 33) % RANGE;
+        assert_int_equal(prof_hist_add(&h, v * 7919, 1 + (uint64_t)(i & 3)), 1);
+        expect[v] += 1 + (uint64_t)(i & 3);
+    }
+    prof_hist_sort(&h);
+    uint64_t total = 0, distinct = 0;
+    for (uint32_t v = 0; v < RANGE; v++) {
+        total += expect[v];
+        distinct += expect[v] != 0;
+    }
+    assert_int_equal(h.n, distinct);
+    assert_int_equal(h.total, total);
+    for (uint32_t i = 0; i < h.n; i++) {
+        if (i)
+            assert_true(h.value[i - 1] < h.value[i]);
+        assert_int_equal(h.value[i] % 7919, 0);
+        assert_int_equal(h.count[i], expect[h.value[i] / 7919]);
+    }
+    /* adding after sorting still finds existing values */
+    uint64_t before = h.n;
+    assert_int_equal(prof_hist_add(&h, h.value[10], 5), 1);
+    prof_hist_sort(&h);
+    assert_int_equal(h.n, before);
     prof_hist_free(&h);
 }
 
@@ -1313,7 +1355,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hist_basic),        cmocka_unit_test(test_hist_random),
-        cmocka_unit_test(test_hist_sort_foreign), cmocka_unit_test(test_unit_stride_4),
+        cmocka_unit_test(test_hist_sort_foreign),
+        cmocka_unit_test(test_hist_many_values), cmocka_unit_test(test_unit_stride_4),
         cmocka_unit_test(test_stride_2_and_32),   cmocka_unit_test(test_scattered),
         cmocka_unit_test(test_misaligned),        cmocka_unit_test(test_wide_words),
         cmocka_unit_test(test_partial_warps),     cmocka_unit_test(test_divergent_lanes),
