@@ -24,6 +24,7 @@ cmake --build build-fuzz -j"$jobs" --target fuzz_ptx_parse
 corpus=build-fuzz/fuzz-corpus
 mkdir -p "$corpus"
 cp examples/*/*.ptx tests/ptx/*.ptx "$corpus"/ 2>/dev/null || true
+# crash inputs go to build-fuzz/, never into the source tree
 build-fuzz/tests/fuzz/fuzz_ptx_parse -max_total_time="$fuzz_seconds" -max_len=65536 -rss_limit_mb=4096 \
-  -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
+  -artifact_prefix=build-fuzz/ -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
 echo "fuzz: no crash in ${fuzz_seconds}s"

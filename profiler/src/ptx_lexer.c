@@ -63,8 +63,13 @@ static mb_status skip_space(ptx_lexer *lx, mb_error *err)
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             lx->pos++;
         } else if (c == '/' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '/') {
-            while (lx->pos < lx->len && s[lx->pos] != '\n')
+            /* comments are text too: a NUL in one would be lost when a
+             * .section holding it is printed back */
+            while (lx->pos < lx->len && s[lx->pos] != '\n') {
+                if (s[lx->pos] == '\0')
+                    return lex_error(lx, lx->pos, err, "unexpected NUL byte in PTX text");
                 lx->pos++;
+            }
         } else if (c == '/' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '*') {
             size_t start = lx->pos;
             int start_line = lx->line;
@@ -86,6 +91,8 @@ static mb_status skip_space(ptx_lexer *lx, mb_error *err)
                 if (s[lx->pos] == '\n') {
                     lx->line++;
                     lx->line_start = lx->pos + 1;
+                } else if (s[lx->pos] == '\0') {
+                    return lex_error(lx, lx->pos, err, "unexpected NUL byte in PTX text");
                 }
                 lx->pos++;
             }

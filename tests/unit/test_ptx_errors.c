@@ -310,6 +310,9 @@ static void test_lexical_errors(void **state)
 {
     (void)state;
     static const char nul[] = ENTRY "\tret;\0\n}\n";
+    /* NULs hidden in comments: once let through, printing cut the text short */
+    static const char nul_comment[] = ".version 8.8\n.target sm_75\n// note \0 here\n";
+    static const char nul_block[] = ".version 8.8\n.target sm_75\n/* a\n b \0 */\n";
     static const char garbage[] = "\x7f"
                                   "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
     static const char utf8[] = HDR "\xc3\xa9";
@@ -341,6 +344,10 @@ static void test_lexical_errors(void **state)
         {"unexpected character", ENTRY "\tret; #\n}\n", 0, MB_ERR_PARSE,
          "unexpected character '#'", 6, 7},
         {"NUL byte", nul, sizeof(nul) - 1, MB_ERR_PARSE, "unexpected NUL byte", 6, 6},
+        {"NUL byte in a line comment", nul_comment, sizeof(nul_comment) - 1, MB_ERR_PARSE,
+         "unexpected NUL byte", 3, 9},
+        {"NUL byte in a block comment", nul_block, sizeof(nul_block) - 1, MB_ERR_PARSE,
+         "unexpected NUL byte", 4, 4},
         {"binary garbage", garbage, sizeof(garbage) - 1, MB_ERR_PARSE, "unexpected byte 0x7f", 1, 1},
         {"non-ASCII byte", utf8, sizeof(utf8) - 1, MB_ERR_PARSE, "unexpected byte 0xc3", 4, 1},
     };
