@@ -706,7 +706,6 @@ static mb_status check_launch(const mb_program *prog, const mb_launch_config *cf
         return mb_error_set(err, MB_ERR_LIMIT, m->filename, k->line, 0,
                             "kernel %s: %u bytes of dynamic shared memory exceed the %d-byte limit",
                             k->name, cfg->dynamic_shared, MAX_DYNAMIC_SHARED);
-    const exec_func *ef = &prog->funcs[k - m->funcs];
     if (k->perf.nreqntid) {
         uint32_t want[3] = {1, 1, 1};
         for (unsigned i = 0; i < k->perf.nreqntid; i++)
@@ -740,7 +739,6 @@ static mb_status check_launch(const mb_program *prog, const mb_launch_config *cf
         return mb_error_set(err, MB_ERR_INVALID, m->filename, k->line, 0,
                             "kernel %s needs %u bytes of parameters, the launch gives %u", k->name,
                             total, cfg->param_bytes);
-    (void)ef;
     return MB_OK;
 }
 
