@@ -216,6 +216,9 @@ mb_status mb_cfg_write_dot(const mb_module *m, const mb_cfg *cfg, mb_buf *out, m
 mb_status mb_dfsg_write_dot(const mb_module *m, const mb_profile *p, mb_buf *out, mb_error *err)
 {
     const mb_func_profile *kernel = mb_profile_func(p, 0);
+    if (!kernel)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "the profile must be finished before its DFSG is written");
     Agraph_t *g = open_graph(kernel->fn->name);
     if (!g)
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory drawing the DFSG");

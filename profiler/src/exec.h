@@ -365,8 +365,8 @@ mb_status decode_warp(decode_ctx *dc, const mb_insn *insn, xinsn *x);    /* exec
 mb_status decode_control(decode_ctx *dc, const mb_insn *insn, xinsn *x); /* exec_control.c */
 
 /* The control family's branch helpers, used by the run loop (exec_run.c). */
-exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t mask, uint32_t target,
-                        uint32_t reconv);
+/* Sends lanes `taken` to `target` and the other active lanes on, reconverging at `reconv`. */
+exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t target, uint32_t reconv);
 exec_result exec_call(exec_warp *w, const xinsn *x, uint32_t mask, uint32_t callee);
 exec_result exec_exit_lanes(exec_warp *w, uint32_t lanes);
 exec_result exec_function_exit(exec_warp *w, const xinsn *x, uint32_t mask);

@@ -14,13 +14,13 @@ static uint32_t label_pc(const decode_ctx *dc, uint32_t label)
 
 static exec_result h_bra(exec_warp *w, const xinsn *x, uint32_t mask)
 {
-    return exec_branch(w, mask, mask, x->target, x->reconv);
+    return exec_branch(w, mask, x->target, x->reconv);
 }
 
 static exec_result h_ret(exec_warp *w, const xinsn *x, uint32_t mask)
 {
     const exec_func *ef = &w->cta->prog->funcs[x->func];
-    return exec_branch(w, mask, mask, ef->exit_pc, x->reconv);
+    return exec_branch(w, mask, ef->exit_pc, x->reconv);
 }
 
 static exec_result h_exit(exec_warp *w, const xinsn *x, uint32_t mask)
@@ -117,7 +117,7 @@ static exec_result h_brx(exec_warp *w, const xinsn *x, uint32_t mask)
     exec_result r = split_and_retry(w, x, mask, group, x->reconv);
     if (r != EXEC_NEXT)
         return r;
-    return exec_branch(w, group, group, targets[first], x->reconv);
+    return exec_branch(w, group, targets[first], x->reconv);
 }
 
 static exec_result h_call(exec_warp *w, const xinsn *x, uint32_t mask)

@@ -121,11 +121,9 @@ static void reconverge(exec_warp *w)
     } while (w->pc == w->stack[w->depth - 1].rpc);
 }
 
-exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t mask, uint32_t target,
-                        uint32_t reconv)
+exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t target, uint32_t reconv)
 {
     const xinsn *x = &w->code[w->pc - 1];
-    (void)mask;
     uint32_t not_taken = w->active & ~taken;
     w->taken = taken;
     if (!taken)
@@ -385,7 +383,7 @@ static void observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask
     ev.executed = mask;
     if (x->opcode == MB_OP_BRA || x->opcode == MB_OP_BRX)
         ev.taken = w->taken;
-    if (mb_opcode_get((mb_opcode)x->opcode)->flags & MB_OPF_M && x->fn != exec_function_exit) {
+    if (mb_opcode_get((mb_opcode)x->opcode)->flags & MB_OPF_M) { /* run_warp never observes the exit pseudo-instruction */
         ev.space = (mb_space)w->access_space;
         ev.access_bytes = w->access_bytes;
         ev.addrs = w->addrs;

@@ -444,6 +444,12 @@ mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error 
                 prof_mem_finish(f->mems[i]);
         for (int b = 0; b < f->cfg.nblocks; b++)
             prof_hist_sort(&f->st.dep_dist[b]);
+        f->view.fn = f->fn;
+        f->view.cfg = &f->cfg;
+        f->view.blocks = f->blocks;
+        f->view.edges = f->edges;
+        f->view.nedges = f->nedges;
+        f->view.calls = f->calls;
     }
     p->finished = 1;
     return MB_OK;
@@ -493,20 +499,14 @@ uint32_t mb_profile_nfuncs(const mb_profile *p)
 
 const mb_func_profile *mb_profile_func(const mb_profile *p, uint32_t i)
 {
+    if (!p->finished)
+        return NULL;
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         const func_prof *f = &p->funcs[k];
         if (k != 0 && !f->used)
             continue;
-        if (i-- == 0) {
-            mb_func_profile *view = (mb_func_profile *)&f->view;
-            view->fn = f->fn;
-            view->cfg = &f->cfg;
-            view->blocks = f->blocks;
-            view->edges = f->edges;
-            view->nedges = f->nedges;
-            view->calls = f->calls;
-            return view;
-        }
+        if (i-- == 0)
+            return &f->view;
     }
     return NULL;
 }

@@ -22,11 +22,9 @@ static json_t *dim3_json(mb_dim3 d)
 }
 
 /* {"value": count, ...} with values as keys, sorted. */
-static json_t *hist_json(const prof_hist *ch, int64_t bias)
+/* `h` must be sorted: mb_profile_finish() sorts every histogram. */
+static json_t *hist_json(const prof_hist *h, int64_t bias)
 {
-    /* sorting reorders but does not change the histogram's content */
-    prof_hist *h = (prof_hist *)(uintptr_t)ch;
-    prof_hist_sort(h);
     json_t *o = json_object();
     for (uint32_t i = 0; i < h->n; i++) {
         char key[32];
@@ -386,6 +384,9 @@ static json_t *params_json(const mb_profile *p)
 
 mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err)
 {
+    if (!p->finished)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "the profile must be finished before it is written");
     const mb_function *k = p->cfg->kernel;
     json_t *root = json_object();
     json_object_set_new(root, "format", json_string("minibench-profile-1"));

@@ -1032,7 +1032,8 @@ typedef struct mb_func_profile {
     uint64_t calls;                 /**< threads that entered the function (the launch's threads for the kernel) */
 } mb_func_profile;
 
-/** Functions with profiles: index 0 is the kernel, then every function it called. */
+/** Functions with profiles: index 0 is the kernel, then every function it called
+ *  (available once mb_profile_finish() succeeded; NULL before). */
 uint32_t mb_profile_nfuncs(const mb_profile *p);
 const mb_func_profile *mb_profile_func(const mb_profile *p, uint32_t i);
 /** The opcode chain of a block: "ld.global.f32 add.f32 ..." (opcode and types of each instruction). */
