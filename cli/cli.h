@@ -49,10 +49,9 @@ int cli_parse_number(const char *prog, const char *opt, const char *text, uint64
 /* Writes `len` bytes to `path` atomically, or to stdout when path is NULL or "-". */
 mb_status cli_write_output(const char *path, const char *data, size_t len, mb_error *err);
 
-/* Sub-commands. */
-int cmd_ptx(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_render(int argc, char **argv);
+/* Sub-commands: int cmd_<name>(int argc, char **argv), argv past the command name. */
+#define MB_COMMAND(name, function, synopsis, summary) int function(int argc, char **argv);
+#include "commands.def"
+#undef MB_COMMAND
 
 #endif
