@@ -402,4 +402,33 @@ uint8_t *exec_translate(exec_warp *w, const xinsn *x, int lane, uint64_t addr, u
 uint8_t *exec_memory_lookup(mb_memory *mem, uint64_t addr, uint64_t bytes, uint64_t *base,
                             uint64_t *size, uint8_t **host_base);
 
+/* ------------------------------------------- launches and CTAs (exec_run.c) */
+
+/* The pieces of exec_run.c that the stepping API (exec_step.c) shares with
+ * mb_launch(): launch checks and sizes, CTA workspaces, warp start, the
+ * reconvergence step, barrier release and fault reports. */
+mb_status exec_check_launch(const mb_program *prog, const mb_launch_config *cfg, mb_error *err);
+/* Shared bytes per CTA and local (stack) bytes per thread of a launch. */
+void exec_launch_sizes(const mb_program *prog, const mb_launch_config *cfg,
+                       const mb_exec_options *opt, uint32_t *shared_bytes, uint32_t *local_bytes);
+/* Allocates a CTA workspace (warps, shared and local memory); 0 when out of host memory
+ * (exec_cta_free() releases what was allocated). */
+int exec_cta_alloc(exec_cta *cta, mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                   const mb_observer *observer, uint32_t shared_bytes, uint32_t local_bytes);
+void exec_cta_free(exec_cta *cta);
+/* Starts CTA `ctaid` in an allocated workspace: clears shared memory and barriers, starts warps. */
+exec_result exec_cta_begin(exec_cta *cta, mb_dim3 ctaid);
+int exec_warp_start(exec_warp *w, exec_cta *cta, uint32_t index);
+void exec_warp_free(exec_warp *w);
+/* Pops the SIMT stack while the pc sits at the top entry's reconvergence point. */
+void exec_reconverge(exec_warp *w);
+/* Releases every barrier whose count is met; returns how many warps resumed. */
+uint32_t exec_release_barriers(exec_cta *cta);
+/* Fills the CTA's fault with a barrier deadlock report; returns EXEC_FAULT. */
+exec_result exec_barrier_deadlock(exec_cta *cta);
+/* Calls the CTA's observer for instruction `x` just executed by `w`. */
+void exec_observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask);
+/* Turns a fault record into the launch's error (PTX file:line, source line when known). */
+mb_status exec_fault_error(const mb_program *prog, const exec_fault *fault, mb_error *err);
+
 #endif

@@ -121,6 +121,11 @@ static void reconverge(exec_warp *w)
     } while (w->pc == w->stack[w->depth - 1].rpc);
 }
 
+void exec_reconverge(exec_warp *w)
+{
+    reconverge(w);
+}
+
 exec_result exec_branch(exec_warp *w, uint32_t taken, uint32_t target, uint32_t reconv)
 {
     const xinsn *x = &w->code[w->pc - 1];
@@ -305,8 +310,7 @@ static uint32_t cta_live_threads(const exec_cta *cta)
     return n;
 }
 
-/* Releases every barrier whose count is met; returns how many warps resumed. */
-static uint32_t release_barriers(exec_cta *cta)
+uint32_t exec_release_barriers(exec_cta *cta)
 {
     uint32_t released = 0;
     for (uint32_t id = 0; id < 16; id++) {
@@ -345,7 +349,7 @@ static uint32_t release_barriers(exec_cta *cta)
     return released;
 }
 
-static exec_result barrier_deadlock(exec_cta *cta)
+exec_result exec_barrier_deadlock(exec_cta *cta)
 {
     char waits[400] = "";
     size_t len = 0;
@@ -369,7 +373,7 @@ static exec_result barrier_deadlock(exec_cta *cta)
 
 /* ------------------------------------------------------ interpreter */
 
-static void observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask)
+void exec_observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask)
 {
     const exec_cta *cta = w->cta;
     const exec_func *ef = &cta->prog->funcs[x->func];
@@ -408,7 +412,7 @@ static exec_result run_warp(exec_warp *w)
         w->seg_insts++;
         exec_result r = x->fn(w, x, mask);
         if (observer && x->fn != exec_function_exit)
-            observe(w, x, active, mask);
+            exec_observe(w, x, active, mask);
         if (r != EXEC_NEXT) {
             if (r == EXEC_FAULT || r == EXEC_BARRIER)
                 return r;
@@ -431,7 +435,7 @@ typedef struct cta_workspace {
     uint32_t warps_cap;
 } cta_workspace;
 
-static void warp_free(exec_warp *w)
+void exec_warp_free(exec_warp *w)
 {
     free(w->regstack);
     free(w->predstack);
@@ -448,7 +452,7 @@ static void set_sreg(exec_warp *w, exec_sreg_slot s, uint32_t v)
         d[l] = v;
 }
 
-static int warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
+int exec_warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
 {
     const mb_program *prog = cta->prog;
     const mb_launch_config *cfg = cta->cfg;
@@ -530,16 +534,23 @@ static int warp_start(exec_warp *w, exec_cta *cta, uint32_t index)
     return 1;
 }
 
-/* Runs one CTA to completion; returns EXEC_FAULT with cta->fault set on failure. */
-static exec_result run_cta(cta_workspace *ws, mb_dim3 ctaid)
+exec_result exec_cta_begin(exec_cta *cta, mb_dim3 ctaid)
 {
-    exec_cta *cta = &ws->cta;
     cta->ctaid = ctaid;
     memset(cta->barriers, 0, sizeof(cta->barriers));
     memset(cta->shared, 0, cta->shared_bytes);
     for (uint32_t i = 0; i < cta->nwarps; i++)
-        if (!warp_start(&cta->warps[i], cta, i))
+        if (!exec_warp_start(&cta->warps[i], cta, i))
             return exec_fault_at(&cta->warps[i], NULL, -1, "out of host memory starting a warp");
+    return EXEC_NEXT;
+}
+
+/* Runs one CTA to completion; returns EXEC_FAULT with cta->fault set on failure. */
+static exec_result run_cta(cta_workspace *ws, mb_dim3 ctaid)
+{
+    exec_cta *cta = &ws->cta;
+    if (exec_cta_begin(cta, ctaid) == EXEC_FAULT)
+        return EXEC_FAULT;
     for (;;) {
         int ran = 0, waiting = 0;
         for (uint32_t i = 0; i < cta->nwarps; i++) {
@@ -559,8 +570,8 @@ static exec_result run_cta(cta_workspace *ws, mb_dim3 ctaid)
         }
         if (!waiting)
             return EXEC_NEXT; /* every warp finished */
-        if (!release_barriers(cta) && !ran)
-            return barrier_deadlock(cta);
+        if (!exec_release_barriers(cta) && !ran)
+            return exec_barrier_deadlock(cta);
     }
 }
 
@@ -587,39 +598,52 @@ typedef struct launch_state {
     int oom;
 } launch_state;
 
-static int workspace_init(cta_workspace *ws, launch_state *ls)
+int exec_cta_alloc(exec_cta *cta, mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                   const mb_observer *observer, uint32_t shared_bytes, uint32_t local_bytes)
 {
-    exec_cta *cta = &ws->cta;
-    memset(ws, 0, sizeof(*ws));
-    cta->prog = ls->prog;
-    cta->mem = ls->mem;
-    cta->cfg = ls->cfg;
-    cta->observer = ls->opt ? ls->opt->observer : NULL;
-    const mb_dim3 b = ls->cfg->block;
+    memset(cta, 0, sizeof(*cta));
+    cta->prog = prog;
+    cta->mem = mem;
+    cta->cfg = cfg;
+    cta->observer = observer;
+    const mb_dim3 b = cfg->block;
     cta->nthreads = b.x * b.y * b.z;
     cta->nwarps = (cta->nthreads + 31) / 32;
-    cta->shared_bytes = ls->shared_bytes;
-    cta->shared = calloc(ls->shared_bytes ? ls->shared_bytes : 1, 1);
+    cta->shared_bytes = shared_bytes;
+    cta->shared = calloc(shared_bytes ? shared_bytes : 1, 1);
     cta->warps = calloc(cta->nwarps, sizeof(exec_warp));
     if (!cta->shared || !cta->warps)
         return 0;
     for (uint32_t i = 0; i < cta->nwarps; i++) {
-        cta->warps[i].local_bytes = ls->local_bytes;
-        cta->warps[i].local = calloc((size_t)32 * ls->local_bytes + 1, 1);
+        cta->warps[i].local_bytes = local_bytes;
+        cta->warps[i].local = calloc((size_t)32 * local_bytes + 1, 1);
         if (!cta->warps[i].local)
             return 0;
     }
     return 1;
 }
 
-static void workspace_free(cta_workspace *ws)
+void exec_cta_free(exec_cta *cta)
 {
-    exec_cta *cta = &ws->cta;
     if (cta->warps)
         for (uint32_t i = 0; i < cta->nwarps; i++)
-            warp_free(&cta->warps[i]);
+            exec_warp_free(&cta->warps[i]);
     free(cta->warps);
     free(cta->shared);
+    cta->warps = NULL;
+    cta->shared = NULL;
+}
+
+static int workspace_init(cta_workspace *ws, launch_state *ls)
+{
+    memset(ws, 0, sizeof(*ws));
+    return exec_cta_alloc(&ws->cta, ls->prog, ls->mem, ls->cfg, ls->opt ? ls->opt->observer : NULL,
+                          ls->shared_bytes, ls->local_bytes);
+}
+
+static void workspace_free(cta_workspace *ws)
+{
+    exec_cta_free(&ws->cta);
 }
 
 static void *worker(void *arg)
@@ -682,7 +706,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static mb_status check_launch(const mb_program *prog, const mb_launch_config *cfg, mb_error *err)
+mb_status exec_check_launch(const mb_program *prog, const mb_launch_config *cfg, mb_error *err)
 {
     const mb_module *m = prog->module;
     const mb_function *k = cfg->kernel;
@@ -740,10 +764,45 @@ static mb_status check_launch(const mb_program *prog, const mb_launch_config *cf
     return MB_OK;
 }
 
+void exec_launch_sizes(const mb_program *prog, const mb_launch_config *cfg,
+                       const mb_exec_options *opt, uint32_t *shared_bytes, uint32_t *local_bytes)
+{
+    uint64_t shared = prog->static_shared_bytes;
+    if (cfg->dynamic_shared)
+        shared = ((shared + 15) & ~UINT64_C(15)) + cfg->dynamic_shared;
+    *shared_bytes = (uint32_t)shared;
+    uint32_t stack = opt && opt->stack_bytes ? opt->stack_bytes
+                     : prog->recursive       ? DEFAULT_RECURSIVE_STACK
+                                             : prog->stack_bytes_static;
+    if (stack > MAX_STACK)
+        stack = MAX_STACK;
+    *local_bytes = (stack + 15) & ~15u;
+}
+
+mb_status exec_fault_error(const mb_program *prog, const exec_fault *fault, mb_error *err)
+{
+    const xinsn *x = fault->x;
+    const mb_insn *src = x ? x->src : NULL;
+    /* the PTX file:line is the error's location; add the CUDA source line
+     * when the PTX carries .loc information */
+    char where[300] = "";
+    if (src && src->loc >= 0) {
+        const mb_module *m = prog->module;
+        const mb_loc *loc = &m->locs[src->loc];
+        for (uint32_t i = 0; i < m->nfiles; i++)
+            if (m->files[i].index == loc->file) {
+                snprintf(where, sizeof(where), " (source %s:%d)", m->files[i].name, loc->line);
+                break;
+            }
+    }
+    return mb_error_set(err, MB_ERR_FAULT, prog->module->filename, src ? src->line : 0,
+                        src ? src->col : 0, "%s%s", fault->msg, where);
+}
+
 mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
                     const mb_exec_options *opt, mb_exec_stats *stats, mb_error *err)
 {
-    mb_status st = check_launch(prog, cfg, err);
+    mb_status st = exec_check_launch(prog, cfg, err);
     if (st != MB_OK)
         return st;
     launch_state *ls = calloc(1, sizeof(*ls));
@@ -754,16 +813,7 @@ mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cf
     ls->cfg = cfg;
     ls->opt = opt;
     ls->nctas = (uint64_t)cfg->grid.x * cfg->grid.y * cfg->grid.z;
-    uint64_t shared = prog->static_shared_bytes;
-    if (cfg->dynamic_shared)
-        shared = ((shared + 15) & ~UINT64_C(15)) + cfg->dynamic_shared;
-    ls->shared_bytes = (uint32_t)shared;
-    uint32_t stack = opt && opt->stack_bytes ? opt->stack_bytes
-                     : prog->recursive       ? DEFAULT_RECURSIVE_STACK
-                                             : prog->stack_bytes_static;
-    if (stack > MAX_STACK)
-        stack = MAX_STACK;
-    ls->local_bytes = (stack + 15) & ~15u;
+    exec_launch_sizes(prog, cfg, opt, &ls->shared_bytes, &ls->local_bytes);
     ls->budget = opt && opt->max_warp_insts ? opt->max_warp_insts : UINT64_MAX;
     atomic_init(&ls->next_cta, 0);
     atomic_init(&ls->stop, 0);
@@ -800,24 +850,8 @@ mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cf
     if (ls->oom)
         st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0,
                           "out of host memory for a CTA of kernel %s", cfg->kernel->name);
-    else if (ls->faulted) {
-        const xinsn *x = ls->fault.x;
-        const mb_insn *src = x ? x->src : NULL;
-        /* the PTX file:line is the error's location; add the CUDA source line
-         * when the PTX carries .loc information */
-        char where[300] = "";
-        if (src && src->loc >= 0) {
-            const mb_module *m = prog->module;
-            const mb_loc *loc = &m->locs[src->loc];
-            for (uint32_t i = 0; i < m->nfiles; i++)
-                if (m->files[i].index == loc->file) {
-                    snprintf(where, sizeof(where), " (source %s:%d)", m->files[i].name, loc->line);
-                    break;
-                }
-        }
-        st = mb_error_set(err, MB_ERR_FAULT, prog->module->filename, src ? src->line : 0,
-                          src ? src->col : 0, "%s%s", ls->fault.msg, where);
-    }
+    else if (ls->faulted)
+        st = exec_fault_error(prog, &ls->fault, err);
     free(ls);
     return st;
 }

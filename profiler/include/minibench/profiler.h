@@ -934,6 +934,98 @@ typedef struct mb_exec_stats {
 mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
                     const mb_exec_options *opt, mb_exec_stats *stats, mb_error *err);
 
+/* ========================================================== stepping a launch */
+
+/**
+ * A launch executed one warp instruction at a time, for timing models that
+ * decide when each warp issues (the cycle simulator). The caller instantiates
+ * CTAs when it wants them (by linear index, x fastest), steps any ready warp
+ * of any live CTA, and releases CTAs when all their warps are done. Execution
+ * is the same as mb_launch(): same handlers, SIMT stack, barriers and fault
+ * reports; only the interleaving of warps and CTAs is the caller's.
+ */
+typedef struct mb_stepper mb_stepper;
+/** One instantiated CTA of a stepped launch. */
+typedef struct mb_step_cta mb_step_cta;
+
+/** What a warp can do next. */
+typedef enum mb_warp_state {
+    MB_WARP_READY,   /**< can execute its next instruction */
+    MB_WARP_BARRIER, /**< waits at a barrier */
+    MB_WARP_DONE     /**< every lane exited */
+} mb_warp_state;
+
+/** Event flags of a step. */
+enum {
+    MB_STEP_MEMORY = 1 << 0,   /**< touched memory: space, access_bytes, addrs are valid */
+    MB_STEP_BARRIER = 1 << 1,  /**< the warp now waits at a barrier */
+    MB_STEP_RELEASED = 1 << 2, /**< a barrier of the CTA released (possibly this warp too) */
+    MB_STEP_EXITED = 1 << 3,   /**< the warp finished */
+    MB_STEP_DIVERGED = 1 << 4  /**< the active mask changed (branch, reconvergence, exit of lanes) */
+};
+
+/** One executed warp instruction. Pointers are valid until the next step of the CTA. */
+typedef struct mb_step_event {
+    uint32_t pc;           /**< code index executed (see mb_program_code_insn()) */
+    uint32_t next_pc;      /**< code index the warp executes next (when not done) */
+    const mb_function *fn;
+    uint32_t insn;         /**< index into fn->insns; fn->ninsns for a function's implicit end */
+    uint32_t active;       /**< lanes active on the SIMT stack */
+    uint32_t executed;     /**< active lanes whose guard held */
+    uint32_t taken;        /**< branches: lanes that took it */
+    uint32_t flags;        /**< MB_STEP_* */
+    mb_space space;        /**< memory: resolved state space */
+    uint32_t access_bytes; /**< memory: bytes per lane (a vector access counts all its elements) */
+    const uint64_t *addrs; /**< memory: per-lane address (global: device address; shared, local,
+                                param: offset in that space), valid in `executed` */
+} mb_step_event;
+
+/**
+ * Prepares stepping launch `cfg` (checked like mb_launch()). `opt` may be NULL;
+ * its threads field is ignored (stepping is single-threaded), its observer
+ * is called for every step as mb_launch() would.
+ */
+mb_status mb_stepper_new(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
+                         const mb_exec_options *opt, mb_stepper **out, mb_error *err);
+/** Frees the stepper and every CTA still instantiated. */
+void mb_stepper_free(mb_stepper *s);
+/** CTAs in the grid. */
+uint64_t mb_stepper_nctas(const mb_stepper *s);
+/** Warps per CTA. */
+uint32_t mb_stepper_cta_warps(const mb_stepper *s);
+/** Shared memory bytes per CTA (static plus dynamic). */
+uint32_t mb_stepper_shared_bytes(const mb_stepper *s);
+/** Instantiates CTA number `index` (x fastest) with all its warps ready at the kernel entry. */
+mb_status mb_stepper_cta_start(mb_stepper *s, uint64_t index, mb_step_cta **out, mb_error *err);
+/** Releases a CTA (finished or not), adding its counts to the stepper's statistics. */
+void mb_stepper_cta_finish(mb_stepper *s, mb_step_cta *cta);
+/** The CTA's linear index and block index. */
+uint64_t mb_step_cta_index(const mb_step_cta *cta);
+/** State of warp `warp` of the CTA. */
+mb_warp_state mb_step_warp_state(const mb_step_cta *cta, uint32_t warp);
+/** Code index of the next instruction of a ready warp. */
+uint32_t mb_step_warp_pc(const mb_step_cta *cta, uint32_t warp);
+/** Warps of the CTA not yet done. */
+uint32_t mb_step_cta_live_warps(const mb_step_cta *cta);
+/**
+ * Executes the next instruction of ready warp `warp` and describes it in `ev`.
+ * A fault in the simulated program returns MB_ERR_FAULT with the same report
+ * as mb_launch(); a barrier no warp can ever reach is a deadlock fault,
+ * reported on the step that leaves no warp of the CTA able to run.
+ */
+mb_status mb_step_warp(mb_step_cta *cta, uint32_t warp, mb_step_event *ev, mb_error *err);
+/** Statistics of the CTAs finished so far (as mb_launch() reports them). */
+void mb_stepper_stats(const mb_stepper *s, mb_exec_stats *stats);
+
+/** Instructions in the program's code (all functions plus one implicit end each). */
+uint32_t mb_program_ncode(const mb_program *prog);
+/**
+ * The function and instruction index of code index `pc`; the instruction
+ * index is fn->ninsns for a function's implicit end. Returns NULL when pc is
+ * out of range.
+ */
+const mb_function *mb_program_code_insn(const mb_program *prog, uint32_t pc, uint32_t *insn);
+
 
 /* ======================================================= launch manifests */
 
