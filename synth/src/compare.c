@@ -1,0 +1,409 @@
+/* Comparing two profiles side by side: the check a clone must pass. */
+#include "synth_internal.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+mb_compare_tolerance mb_compare_default_tolerance(double r)
+{
+    mb_compare_tolerance t = {r, 0.10, 0.02, 0.05, 0.02, 0.02};
+    return t;
+}
+
+static uint64_t reduced_trip(int64_t t, double r)
+{
+    if (r <= 0)
+        return 1;
+    double q = floor((double)t / r);
+    return q < 1 ? 1 : (uint64_t)q;
+}
+
+/* Ratio of reduced to original executions of a loop's header. */
+static double loop_factor(const mb_sprof_loop *l, double r)
+{
+    double orig = 0, red = 0;
+    for (size_t i = 0; i < l->trips.n; i++) {
+        orig += (double)l->trips.key[i] * (double)l->trips.count[i];
+        red += (double)reduced_trip(l->trips.key[i], r) * (double)l->trips.count[i];
+    }
+    return orig > 0 ? red / orig : 1.0;
+}
+
+double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r)
+{
+    const mb_sprof_func *f = mb_sprof_kernel(a);
+    const mb_sprof_block *b = &f->blocks[block];
+    double e = (double)b->ecount;
+    if (r == 1)
+        return e;
+    for (int l = b->loop; l >= 0; l = f->loops[l].parent)
+        e *= loop_factor(&f->loops[l], r);
+    return e;
+}
+
+/* Block of instruction `insn` of f (by the chain lengths), -1 if none. */
+static int block_of_insn(const mb_sprof_func *f, uint32_t insn)
+{
+    for (size_t i = 0; i < f->nblocks; i++)
+        if (insn >= f->blocks[i].first_insn && insn < f->blocks[i].first_insn + f->blocks[i].nchain)
+            return (int)i;
+    return -1;
+}
+
+/* Total variation distance between two histograms, each normalised. */
+static double hist_tv(const mb_hist *a, const mb_hist *b)
+{
+    double ta = (double)mb_hist_total(a), tb = (double)mb_hist_total(b), d = 0;
+    if (ta == 0 && tb == 0)
+        return 0;
+    if (ta == 0 || tb == 0)
+        return 1;
+    size_t i = 0, k = 0;
+    while (i < a->n || k < b->n) {
+        if (k >= b->n || (i < a->n && a->key[i] < b->key[k])) {
+            d += (double)a->count[i++] / ta;
+        } else if (i >= a->n || b->key[k] < a->key[i]) {
+            d += (double)b->count[k++] / tb;
+        } else {
+            d += fabs((double)a->count[i++] / ta - (double)b->count[k++] / tb);
+        }
+    }
+    return d / 2;
+}
+
+static uint64_t mix_total(const mb_sprof_mix *m)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < m->n; i++)
+        t += m->count[i];
+    return t;
+}
+
+static uint64_t mix_get(const mb_sprof_mix *m, const char *name)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->name[i], name) == 0)
+            return m->count[i];
+    return 0;
+}
+
+typedef struct cmp_ctx {
+    const mb_compare_tolerance *tol;
+    mb_buf *text;
+    json_t *violations;
+    char *violation;
+    size_t violation_size;
+} cmp_ctx;
+
+static void violate(cmp_ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
+static void violate(cmp_ctx *c, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->violation && c->violation[0] == '\0')
+        snprintf(c->violation, c->violation_size, "%s", msg);
+    json_array_append_new(c->violations, json_string(msg));
+}
+
+static void out(cmp_ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
+static void out(cmp_ctx *c, const char *fmt, ...)
+{
+    if (!c->text)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    mb_buf_vprintf(c->text, fmt, ap);
+    va_end(ap);
+}
+
+static double rel(double a, double b)
+{
+    return a == 0 ? (b == 0 ? 0 : INFINITY) : (b - a) / a;
+}
+
+/* Same blocks (count, loop membership) and same edge set. */
+static int same_cfg(const mb_sprof_func *a, const mb_sprof_func *b, char *why, size_t n)
+{
+    if (a->nblocks != b->nblocks) {
+        snprintf(why, n, "%zu blocks vs %zu", a->nblocks, b->nblocks);
+        return 0;
+    }
+    if (a->nedges != b->nedges) {
+        snprintf(why, n, "%zu edges vs %zu", a->nedges, b->nedges);
+        return 0;
+    }
+    if (a->nloops != b->nloops) {
+        snprintf(why, n, "%zu loops vs %zu", a->nloops, b->nloops);
+        return 0;
+    }
+    for (size_t i = 0; i < a->nedges; i++) {
+        int found = 0;
+        for (size_t k = 0; k < b->nedges && !found; k++)
+            found = a->edges[i].from == b->edges[k].from && a->edges[i].to == b->edges[k].to &&
+                    a->edges[i].back == b->edges[k].back;
+        if (!found) {
+            snprintf(why, n, "edge %d -> %d missing in B", a->edges[i].from, a->edges[i].to);
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < a->nblocks; i++)
+        if (a->blocks[i].loop != b->blocks[i].loop) {
+            snprintf(why, n, "block %zu: loop %d vs %d", i, a->blocks[i].loop, b->blocks[i].loop);
+            return 0;
+        }
+    snprintf(why, n, "same");
+    return 1;
+}
+
+static void compare_blocks(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *a,
+                           const mb_sprof_func *b, json_t *jarr)
+{
+    double r = c->tol ? c->tol->reduction : 1;
+    out(c, "\nblocks%s\n  %-4s %-16s %5s %12s %12s %12s %8s\n",
+        c->tol ? "" : " (expected: at reduction 1)", "id", "name", "loop", "ECount A", "ECount B",
+        "expected B", "rel");
+    for (size_t i = 0; i < a->nblocks; i++) {
+        const mb_sprof_block *x = &a->blocks[i], *y = &b->blocks[i];
+        double want = mb_sprof_expected_ecount(pa, (int)i, r);
+        double d = rel(want, (double)y->ecount);
+        out(c, "  %-4zu %-16.16s %5d %12llu %12llu %12.0f %+8.3f\n", i, x->name, x->loop,
+            (unsigned long long)x->ecount, (unsigned long long)y->ecount, want,
+            isinf(d) ? 999.0 : d);
+        json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:I, s:f, s:f, s:I, s:I}", "id", (int)i, "name",
+                              x->name, "loop", x->loop, "ecount_a", (json_int_t)x->ecount,
+                              "ecount_b", (json_int_t)y->ecount, "expected_b", want, "rel",
+                              isinf(d) ? 1e9 : d, "scount_a", (json_int_t)x->scount, "scount_b",
+                              (json_int_t)y->scount);
+        json_array_append_new(jarr, o);
+        if (!c->tol)
+            continue;
+        if (x->loop < 0 && y->ecount != x->ecount)
+            violate(c, "block %zu (%s): ECount %llu vs %llu outside loops must be equal", i, x->name,
+                    (unsigned long long)x->ecount, (unsigned long long)y->ecount);
+        else if (x->loop >= 0 && fabs(d) > c->tol->ecount_rel)
+            violate(c, "block %zu (%s): ECount %llu vs expected %.0f (%+.1f%%, tolerance %.0f%%)", i,
+                    x->name, (unsigned long long)y->ecount, want, 100 * (isinf(d) ? 999 : d),
+                    100 * c->tol->ecount_rel);
+        if ((x->scount > 0) != (y->scount > 0))
+            violate(c, "block %zu (%s): barriers %llu vs %llu", i, x->name,
+                    (unsigned long long)x->scount, (unsigned long long)y->scount);
+    }
+}
+
+static const mb_sprof_branch *branch_in_block(const mb_sprof_func *f, int block)
+{
+    for (size_t i = 0; i < f->nbranches; i++)
+        if (f->branches[i].block == block)
+            return &f->branches[i];
+    return NULL;
+}
+
+static double taken_fraction(const mb_sprof_branch *br)
+{
+    uint64_t t = br->taken + br->not_taken;
+    return t ? (double)br->taken / (double)t : 0;
+}
+
+static void compare_branches(cmp_ctx *c, const mb_sprof_func *a, const mb_sprof_func *b,
+                             json_t *jarr)
+{
+    out(c, "\nbranches (divergence fraction = diverged warp executions / warp executions)\n"
+           "  %-5s %-5s %10s %10s %8s %10s %10s\n",
+        "block", "line", "div A", "div B", "diff", "taken A", "taken B");
+    for (size_t i = 0; i < a->nbranches; i++) {
+        const mb_sprof_branch *x = &a->branches[i], *y = branch_in_block(b, x->block);
+        if (!y) {
+            out(c, "  %-5d %-5d %10.4f %10s\n", x->block, x->line, x->divergence_fraction, "-");
+            if (c->tol)
+                violate(c, "branch in block %d (line %d): missing in B", x->block, x->line);
+            continue;
+        }
+        double d = y->divergence_fraction - x->divergence_fraction;
+        out(c, "  %-5d %-5d %10.4f %10.4f %+8.4f %10.4f %10.4f\n", x->block, x->line,
+            x->divergence_fraction, y->divergence_fraction, d, taken_fraction(x), taken_fraction(y));
+        json_array_append_new(
+            jarr, json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "block", x->block, "line",
+                            x->line, "divergence_a", x->divergence_fraction, "divergence_b",
+                            y->divergence_fraction, "diff", d, "taken_a", taken_fraction(x),
+                            "taken_b", taken_fraction(y)));
+        if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12)
+            violate(c,
+                    "branch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f points, "
+                    "tolerance %.1f)",
+                    x->block, x->line, x->divergence_fraction, y->divergence_fraction, 100 * d,
+                    100 * c->tol->divergence_pts);
+    }
+}
+
+static void compare_memory(cmp_ctx *c, const mb_sprof_func *a, const mb_sprof_func *b,
+                           json_t *jarr)
+{
+    out(c, "\nmemory (distributions compared by total variation distance)\n"
+           "  %-5s %-5s %-7s %-8s %9s %9s %7s %9s %9s %7s\n",
+        "block", "line", "space", "op", "sect/rq A", "sect/rq B", "TV", "bank A", "bank B", "TV");
+    /* pair the k-th access of a block in A with the k-th of the same block in B */
+    for (size_t i = 0; i < a->nmem; i++) {
+        const mb_sprof_mem *x = &a->mem[i], *y = NULL;
+        int blk = block_of_insn(a, x->insn), rank = 0;
+        for (size_t k = 0; k < i; k++)
+            rank += block_of_insn(a, a->mem[k].insn) == blk;
+        for (size_t k = 0; k < b->nmem && !y; k++)
+            if (block_of_insn(b, b->mem[k].insn) == blk && rank-- == 0)
+                y = &b->mem[k];
+        if (!y) {
+            out(c, "  %-5d %-5d %-7s %-8s   (missing in B)\n", blk, x->line, x->space, x->op);
+            if (c->tol)
+                violate(c, "memory access %s at line %d (block %d): missing in B", x->op, x->line,
+                        blk);
+            continue;
+        }
+        double ts = hist_tv(&x->sectors, &y->sectors), tb = hist_tv(&x->bank_conflicts, &y->bank_conflicts);
+        out(c, "  %-5d %-5d %-7s %-8s %9.3f %9.3f %7.4f %9.3f %9.3f %7.4f\n", blk, x->line, x->space,
+            x->op, mb_hist_mean(&x->sectors), mb_hist_mean(&y->sectors), ts,
+            mb_hist_mean(&x->bank_conflicts), mb_hist_mean(&y->bank_conflicts), tb);
+        json_array_append_new(
+            jarr, json_pack("{s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "block", blk,
+                            "line", x->line, "space", x->space, "op", x->op, "op_b", y->op,
+                            "sectors_mean_a", mb_hist_mean(&x->sectors), "sectors_mean_b",
+                            mb_hist_mean(&y->sectors), "sectors_tv", ts, "bank_mean_a",
+                            mb_hist_mean(&x->bank_conflicts), "bank_mean_b",
+                            mb_hist_mean(&y->bank_conflicts), "bank_tv", tb));
+        if (!c->tol)
+            continue;
+        if (strcmp(x->space, y->space) != 0 || strcmp(x->op, y->op) != 0)
+            violate(c, "memory access at line %d (block %d): %s %s vs %s %s", x->line, blk,
+                    x->space, x->op, y->space, y->op);
+        else if (ts > c->tol->distribution + 1e-12)
+            violate(c,
+                    "memory access %s at line %d (block %d): sectors-per-request distributions "
+                    "differ by %.1f%% (mean %.3f vs %.3f, tolerance %.0f%%)",
+                    x->op, x->line, blk, 100 * ts, mb_hist_mean(&x->sectors),
+                    mb_hist_mean(&y->sectors), 100 * c->tol->distribution);
+        else if (tb > c->tol->distribution + 1e-12)
+            violate(c,
+                    "memory access %s at line %d (block %d): bank-conflict distributions differ "
+                    "by %.1f%% (mean %.3f vs %.3f, tolerance %.0f%%)",
+                    x->op, x->line, blk, 100 * tb, mb_hist_mean(&x->bank_conflicts),
+                    mb_hist_mean(&y->bank_conflicts), 100 * c->tol->distribution);
+    }
+}
+
+static void compare_mix(cmp_ctx *c, const char *title, const mb_sprof_mix *a,
+                        const mb_sprof_mix *b, int check, json_t *jarr)
+{
+    double ta = (double)mix_total(a), tb = (double)mix_total(b);
+    out(c, "\n%s (percent of thread instructions)\n  %-14s %9s %9s %8s\n", title, "name", "A", "B",
+        "diff");
+    /* every name of A, then the names only B has */
+    for (int pass = 0; pass < 2; pass++) {
+        const mb_sprof_mix *m = pass ? b : a;
+        for (size_t i = 0; i < m->n; i++) {
+            if (pass && mix_get(a, m->name[i]))
+                continue;
+            double pa = ta > 0 ? 100 * (double)mix_get(a, m->name[i]) / ta : 0;
+            double pb = tb > 0 ? 100 * (double)mix_get(b, m->name[i]) / tb : 0;
+            if (pass && pb == 0)
+                continue;
+            out(c, "  %-14s %9.3f %9.3f %+8.3f\n", m->name[i], pa, pb, pb - pa);
+            json_array_append_new(jarr, json_pack("{s:s, s:f, s:f, s:f}", "name", m->name[i],
+                                                  "percent_a", pa, "percent_b", pb, "diff", pb - pa));
+            if (check && c->tol && fabs(pb - pa) > 100 * c->tol->mix_pts + 1e-9)
+                violate(c, "instruction mix: %s %.2f%% vs %.2f%% (%+.2f points, tolerance %.0f)",
+                        m->name[i], pa, pb, pb - pa, 100 * c->tol->mix_pts);
+        }
+    }
+}
+
+mb_status mb_sprof_compare(const mb_sprof *pa, const mb_sprof *pb, const mb_compare_tolerance *tol,
+                           mb_buf *text, mb_buf *json, char *violation, size_t violation_size,
+                           mb_error *err)
+{
+    if (violation && violation_size)
+        violation[0] = '\0';
+    const mb_sprof_func *a = mb_sprof_kernel(pa), *b = mb_sprof_kernel(pb);
+    json_t *root = json_object(), *viol = json_array();
+    if (!root || !viol) {
+        json_decref(root);
+        json_decref(viol);
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    }
+    cmp_ctx c = {tol, text, viol, violation, violation_size};
+    char why[200];
+    int cfg_same = same_cfg(a, b, why, sizeof why);
+    out(&c, "A: %s (kernel %s)\nB: %s (kernel %s)\n", pa->path ? pa->path : "-", pa->kernel,
+        pb->path ? pb->path : "-", pb->kernel);
+    out(&c, "\n%-22s %16s %16s %9s\n", "", "A", "B", "rel");
+    out(&c, "%-22s %5u x %4u x %3u %5u x %4u x %3u\n", "grid", pa->grid[0], pa->grid[1],
+        pa->grid[2], pb->grid[0], pb->grid[1], pb->grid[2]);
+    out(&c, "%-22s %5u x %4u x %3u %5u x %4u x %3u\n", "block", pa->block[0], pa->block[1],
+        pa->block[2], pb->block[0], pb->block[1], pb->block[2]);
+    out(&c, "%-22s %16llu %16llu %+9.4f\n", "thread instructions",
+        (unsigned long long)pa->thread_insts, (unsigned long long)pb->thread_insts,
+        rel((double)pa->thread_insts, (double)pb->thread_insts));
+    out(&c, "%-22s %16llu %16llu %+9.4f\n", "warp instructions",
+        (unsigned long long)pa->warp_insts, (unsigned long long)pb->warp_insts,
+        rel((double)pa->warp_insts, (double)pb->warp_insts));
+    out(&c, "%-22s %s\n", "CFG", why);
+    json_object_set_new(root, "a", json_string(pa->path ? pa->path : ""));
+    json_object_set_new(root, "b", json_string(pb->path ? pb->path : ""));
+    json_object_set_new(root, "cfg_equal", json_boolean(cfg_same));
+    json_object_set_new(root, "cfg", json_string(why));
+    json_object_set_new(root, "thread_insts_a", json_integer((json_int_t)pa->thread_insts));
+    json_object_set_new(root, "thread_insts_b", json_integer((json_int_t)pb->thread_insts));
+    json_object_set_new(root, "warp_insts_a", json_integer((json_int_t)pa->warp_insts));
+    json_object_set_new(root, "warp_insts_b", json_integer((json_int_t)pb->warp_insts));
+    if (tol) {
+        if (memcmp(pa->grid, pb->grid, sizeof pa->grid) || memcmp(pa->block, pb->block, sizeof pa->block))
+            violate(&c, "grid or CTA dimensions differ");
+        if (!cfg_same)
+            violate(&c, "CFG differs: %s", why);
+        double tr = rel((double)pa->thread_insts, (double)pb->thread_insts);
+        if (tol->reduction == 1 && fabs(tr) > tol->totals_rel)
+            violate(&c, "thread instructions %llu vs %llu (%+.2f%%, tolerance %.0f%% at R = 1)",
+                    (unsigned long long)pa->thread_insts, (unsigned long long)pb->thread_insts,
+                    100 * tr, 100 * tol->totals_rel);
+    }
+    json_t *jblocks = json_array(), *jbr = json_array(), *jmem = json_array(),
+           *jcls = json_array(), *jops = json_array();
+    if (cfg_same) {
+        compare_blocks(&c, pa, a, b, jblocks);
+        compare_branches(&c, a, b, jbr);
+        compare_memory(&c, a, b, jmem);
+    } else {
+        out(&c, "\n(blocks, branches and memory accesses are compared only when the CFGs match)\n");
+    }
+    compare_mix(&c, "instruction classes", &a->classes, &b->classes, 1, jcls);
+    compare_mix(&c, "opcodes", &a->opcodes, &b->opcodes, 0, jops);
+    json_object_set_new(root, "blocks", jblocks);
+    json_object_set_new(root, "branches", jbr);
+    json_object_set_new(root, "memory", jmem);
+    json_object_set_new(root, "classes", jcls);
+    json_object_set_new(root, "opcodes", jops);
+    if (tol) {
+        out(&c, "\ncheck: %s\n",
+            json_array_size(viol) ? "FAILED" : "all statistics within tolerance");
+        size_t i;
+        json_t *v;
+        json_array_foreach(viol, i, v) out(&c, "  %s\n", json_string_value(v));
+        json_object_set_new(root, "violations", viol);
+    } else {
+        json_decref(viol);
+    }
+    if (json) {
+        char *s = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+        if (s) {
+            mb_buf_puts(json, s);
+            mb_buf_putc(json, '\n');
+            free(s);
+        }
+    }
+    json_decref(root);
+    if ((text && text->failed) || (json && json->failed))
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    return MB_OK;
+}

@@ -1,0 +1,669 @@
+/* Loading a profile: K.n.profile.json through jansson, cross-checked with the DFSG. */
+#include "synth_internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Context of one JSON load: errors name the file and the JSON path. */
+typedef struct loader {
+    const char *name;
+    mb_arena *arena;
+    mb_error *err;
+    char path[256];
+} loader;
+
+static mb_status fail(loader *ld, const char *what)
+{
+    return mb_error_set(ld->err, MB_ERR_INVALID, ld->name, 0, 0, "%s: %s", ld->path, what);
+}
+
+static mb_status nomem(loader *ld)
+{
+    return mb_error_set(ld->err, MB_ERR_NOMEM, ld->name, 0, 0, "out of memory");
+}
+
+static void at(loader *ld, const char *fmt, ...) MB_PRINTF(2, 3);
+static void at(loader *ld, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ld->path, sizeof ld->path, fmt, ap);
+    va_end(ap);
+}
+
+static void *alloc_array(loader *ld, size_t n, size_t elem)
+{
+    if (n > SIZE_MAX / elem)
+        return NULL;
+    return mb_arena_alloc(ld->arena, n ? n * elem : 1);
+}
+
+static mb_status get_u64(loader *ld, json_t *obj, const char *key, uint64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be a non-negative integer", key);
+        return fail(ld, msg);
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return MB_OK;
+}
+
+static mb_status get_int_or_null(loader *ld, json_t *obj, const char *key, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) {
+        *out = -1;
+        return MB_OK;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1 << 30) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be null or a non-negative integer", key);
+        return fail(ld, msg);
+    }
+    *out = (int)json_integer_value(v);
+    return MB_OK;
+}
+
+static mb_status get_str(loader *ld, json_t *obj, const char *key, int optional, const char **out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v && optional) {
+        *out = "";
+        return MB_OK;
+    }
+    if (!json_is_string(v)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be a string", key);
+        return fail(ld, msg);
+    }
+    if (!(*out = mb_arena_strdup(ld->arena, json_string_value(v))))
+        return nomem(ld);
+    return MB_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* {"key": count, ...} with integer-looking keys; absent means empty. */
+static mb_status get_hist(loader *ld, json_t *obj, const char *key, mb_hist *h)
+{
+    memset(h, 0, sizeof(*h));
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return MB_OK;
+    if (!json_is_object(v)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be an object of counts", key);
+        return fail(ld, msg);
+    }
+    size_t n = json_object_size(v);
+    int64_t *pairs = alloc_array(ld, n, 2 * sizeof(int64_t));
+    h->key = alloc_array(ld, n, sizeof(int64_t));
+    h->count = alloc_array(ld, n, sizeof(uint64_t));
+    if (!pairs || !h->key || !h->count)
+        return nomem(ld);
+    const char *k;
+    json_t *c;
+    size_t i = 0;
+    json_object_foreach(v, k, c)
+    {
+        char *end;
+        long long x = strtoll(k, &end, 10);
+        if (*k == '\0' || *end || !json_is_integer(c) || json_integer_value(c) < 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "'%s': entry \"%.40s\" must map an integer to a count", key, k);
+            return fail(ld, msg);
+        }
+        pairs[2 * i] = x;
+        pairs[2 * i + 1] = (int64_t)json_integer_value(c);
+        i++;
+    }
+    qsort(pairs, n, 2 * sizeof(int64_t), cmp_i64);
+    for (i = 0; i < n; i++) {
+        h->key[i] = pairs[2 * i];
+        h->count[i] = (uint64_t)pairs[2 * i + 1];
+    }
+    h->n = n;
+    return MB_OK;
+}
+
+static mb_status get_mix(loader *ld, json_t *obj, const char *key, mb_sprof_mix *mix)
+{
+    memset(mix, 0, sizeof(*mix));
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_object(v)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be an object of counts", key);
+        return fail(ld, msg);
+    }
+    size_t n = json_object_size(v);
+    mix->name = alloc_array(ld, n, sizeof(char *));
+    mix->count = alloc_array(ld, n, sizeof(uint64_t));
+    if (!mix->name || !mix->count)
+        return nomem(ld);
+    const char *k;
+    json_t *c;
+    json_object_foreach(v, k, c)
+    {
+        if (!json_is_integer(c) || json_integer_value(c) < 0)
+            return fail(ld, "instruction counts must be non-negative integers");
+        if (!(mix->name[mix->n] = mb_arena_strdup(ld->arena, k)))
+            return nomem(ld);
+        mix->count[mix->n++] = (uint64_t)json_integer_value(c);
+    }
+    return MB_OK;
+}
+
+static mb_status get_array(loader *ld, json_t *obj, const char *key, json_t **out, size_t *n)
+{
+    *out = json_object_get(obj, key);
+    if (!json_is_array(*out)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be an array", key);
+        return fail(ld, msg);
+    }
+    *n = json_array_size(*out);
+    return MB_OK;
+}
+
+static mb_status get_dim3(loader *ld, json_t *obj, const char *key, uint32_t d[3])
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_array(v) || json_array_size(v) != 3) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' must be an array of 3 integers", key);
+        return fail(ld, msg);
+    }
+    for (int i = 0; i < 3; i++) {
+        json_t *x = json_array_get(v, (size_t)i);
+        if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 0x7fffffff) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "'%s'[%d] must be a positive integer", key, i);
+            return fail(ld, msg);
+        }
+        d[i] = (uint32_t)json_integer_value(x);
+    }
+    return MB_OK;
+}
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        mb_status st_ = (expr);                                                                    \
+        if (st_ != MB_OK)                                                                          \
+            return st_;                                                                            \
+    } while (0)
+
+static mb_status split_chain(loader *ld, const char *text, mb_sprof_block *b)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        n++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    b->chain = alloc_array(ld, n, sizeof(char *));
+    if (!b->chain)
+        return nomem(ld);
+    b->nchain = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *q = p;
+        while (*q && *q != ' ')
+            q++;
+        if (!(b->chain[b->nchain++] = mb_arena_strndup(ld->arena, p, (size_t)(q - p))))
+            return nomem(ld);
+        p = q;
+    }
+    return MB_OK;
+}
+
+static mb_status load_blocks(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    json_t *arr;
+    TRY(get_array(ld, jf, "blocks", &arr, &f->nblocks));
+    f->blocks = alloc_array(ld, f->nblocks, sizeof(*f->blocks));
+    if (!f->blocks)
+        return nomem(ld);
+    uint32_t insn = 0;
+    for (size_t i = 0; i < f->nblocks; i++) {
+        json_t *jb = json_array_get(arr, i);
+        mb_sprof_block *b = &f->blocks[i];
+        at(ld, "functions[%d].blocks[%zu]", fi, i);
+        if (!json_is_object(jb))
+            return fail(ld, "must be an object");
+        uint64_t id;
+        const char *chain;
+        TRY(get_u64(ld, jb, "id", &id));
+        if (id != i)
+            return fail(ld, "block ids must be 0, 1, 2, ... in order");
+        b->id = (int)id;
+        TRY(get_str(ld, jb, "name", 0, &b->name));
+        TRY(get_u64(ld, jb, "ecount", &b->ecount));
+        TRY(get_u64(ld, jb, "lcount", &b->lcount));
+        TRY(get_u64(ld, jb, "scount", &b->scount));
+        TRY(get_u64(ld, jb, "threads", &b->threads));
+        TRY(get_u64(ld, jb, "warp_execs", &b->warp_execs));
+        TRY(get_u64(ld, jb, "entries", &b->entries));
+        TRY(get_u64(ld, jb, "exits", &b->exits));
+        TRY(get_int_or_null(ld, jb, "loop", &b->loop));
+        TRY(get_str(ld, jb, "chain", 0, &chain));
+        TRY(split_chain(ld, chain, b));
+        TRY(get_hist(ld, jb, "dependence_distance", &b->dep_distance));
+        b->first_insn = insn;
+        insn += (uint32_t)b->nchain;
+    }
+    return MB_OK;
+}
+
+static mb_status check_block(loader *ld, const mb_sprof_func *f, int b, const char *what)
+{
+    if (b < 0 || (size_t)b >= f->nblocks) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "'%s' is not a block of the function", what);
+        return fail(ld, msg);
+    }
+    return MB_OK;
+}
+
+static mb_status load_edges(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    json_t *arr;
+    at(ld, "functions[%d]", fi);
+    TRY(get_array(ld, jf, "edges", &arr, &f->nedges));
+    f->edges = alloc_array(ld, f->nedges, sizeof(*f->edges));
+    if (!f->edges)
+        return nomem(ld);
+    for (size_t i = 0; i < f->nedges; i++) {
+        json_t *je = json_array_get(arr, i);
+        mb_sprof_edge *e = &f->edges[i];
+        at(ld, "functions[%d].edges[%zu]", fi, i);
+        uint64_t from, to;
+        TRY(get_u64(ld, je, "from", &from));
+        TRY(get_u64(ld, je, "to", &to));
+        e->from = from > 1u << 30 ? -1 : (int)from;
+        e->to = to > 1u << 30 ? -1 : (int)to;
+        TRY(check_block(ld, f, e->from, "from"));
+        TRY(check_block(ld, f, e->to, "to"));
+        TRY(get_u64(ld, je, "count", &e->count));
+        TRY(get_u64(ld, je, "threads", &e->threads));
+        e->back = json_is_true(json_object_get(je, "back"));
+    }
+    return MB_OK;
+}
+
+static mb_status load_loops(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    json_t *arr;
+    at(ld, "functions[%d]", fi);
+    TRY(get_array(ld, jf, "loops", &arr, &f->nloops));
+    f->loops = alloc_array(ld, f->nloops, sizeof(*f->loops));
+    if (!f->loops)
+        return nomem(ld);
+    for (size_t i = 0; i < f->nloops; i++) {
+        json_t *jl = json_array_get(arr, i), *blocks, *dep;
+        mb_sprof_loop *l = &f->loops[i];
+        at(ld, "functions[%d].loops[%zu]", fi, i);
+        uint64_t index, header, depth;
+        TRY(get_u64(ld, jl, "index", &index));
+        if (index != i)
+            return fail(ld, "loop indices must be 0, 1, 2, ... in order");
+        l->index = (int)index;
+        TRY(get_str(ld, jl, "kind", 0, &l->kind));
+        TRY(get_u64(ld, jl, "header", &header));
+        l->header = header > 1u << 30 ? -1 : (int)header;
+        TRY(check_block(ld, f, l->header, "header"));
+        TRY(get_u64(ld, jl, "depth", &depth));
+        l->depth = (int)(depth > 64 ? 64 : depth);
+        TRY(get_int_or_null(ld, jl, "parent", &l->parent));
+        if (l->parent >= (int)i)
+            return fail(ld, "'parent' must name an earlier loop");
+        TRY(get_array(ld, jl, "blocks", &blocks, &l->nblocks));
+        l->blocks = alloc_array(ld, l->nblocks, sizeof(int));
+        if (!l->blocks)
+            return nomem(ld);
+        for (size_t k = 0; k < l->nblocks; k++) {
+            json_t *x = json_array_get(blocks, k);
+            if (!json_is_integer(x))
+                return fail(ld, "'blocks' must hold block indices");
+            l->blocks[k] = (int)json_integer_value(x);
+            TRY(check_block(ld, f, l->blocks[k], "blocks"));
+        }
+        TRY(get_u64(ld, jl, "activations", &l->activations));
+        TRY(get_u64(ld, jl, "warp_activations", &l->warp_activations));
+        TRY(get_u64(ld, jl, "warp_activations_with_differing_trips", &l->warp_activations_differing));
+        TRY(get_hist(ld, jl, "trip_counts", &l->trips));
+        l->mean_trip_count = mb_hist_mean(&l->trips);
+        dep = json_object_get(jl, "trip_count_depends_on");
+        size_t k;
+        json_t *x;
+        json_array_foreach(dep, k, x) if (json_is_string(x) &&
+                                          strcmp(json_string_value(x), "thread id") == 0)
+            l->thread_dependent = 1;
+    }
+    return MB_OK;
+}
+
+static mb_status load_branches(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    json_t *arr;
+    at(ld, "functions[%d]", fi);
+    TRY(get_array(ld, jf, "branches", &arr, &f->nbranches));
+    f->branches = alloc_array(ld, f->nbranches, sizeof(*f->branches));
+    if (!f->branches)
+        return nomem(ld);
+    for (size_t i = 0; i < f->nbranches; i++) {
+        json_t *jb = json_array_get(arr, i);
+        mb_sprof_branch *b = &f->branches[i];
+        at(ld, "functions[%d].branches[%zu]", fi, i);
+        uint64_t insn, line, block;
+        TRY(get_u64(ld, jb, "insn", &insn));
+        TRY(get_u64(ld, jb, "line", &line));
+        TRY(get_u64(ld, jb, "block", &block));
+        b->insn = (uint32_t)insn;
+        b->line = (int)(line > 1u << 30 ? 0 : line);
+        b->block = block > 1u << 30 ? -1 : (int)block;
+        TRY(check_block(ld, f, b->block, "block"));
+        TRY(get_u64(ld, jb, "warp_execs", &b->warp_execs));
+        TRY(get_u64(ld, jb, "taken_threads", &b->taken));
+        TRY(get_u64(ld, jb, "not_taken_threads", &b->not_taken));
+        TRY(get_u64(ld, jb, "diverged_warp_execs", &b->diverged));
+        json_t *df = json_object_get(jb, "divergence_fraction");
+        if (!json_is_number(df))
+            return fail(ld, "'divergence_fraction' must be a number");
+        b->divergence_fraction = json_number_value(df);
+        TRY(get_str(ld, jb, "condition", 0, &b->condition));
+    }
+    return MB_OK;
+}
+
+static mb_status load_affine(loader *ld, json_t *jm, mb_affine *a)
+{
+    memset(a, 0, sizeof(*a));
+    json_t *ja = json_object_get(jm, "affine");
+    if (!ja || json_is_null(ja))
+        return MB_OK;
+    if (!json_is_object(ja))
+        return fail(ld, "'affine' must be an object");
+    a->exact = json_is_true(json_object_get(ja, "exact"));
+    json_t *c = json_object_get(ja, "constant");
+    if (a->exact && !json_is_integer(c))
+        return fail(ld, "'affine.constant' must be an integer");
+    a->constant = json_is_integer(c) ? (int64_t)json_integer_value(c) : 0;
+    json_t *terms = json_object_get(ja, "terms");
+    size_t n = json_is_object(terms) ? json_object_size(terms) : 0;
+    a->var = alloc_array(ld, n, sizeof(char *));
+    a->coef = alloc_array(ld, n, sizeof(int64_t));
+    if (!a->var || !a->coef)
+        return nomem(ld);
+    const char *k;
+    json_t *v;
+    if (n)
+        json_object_foreach(terms, k, v)
+        {
+            if (!json_is_integer(v))
+                return fail(ld, "'affine.terms' values must be integers");
+            if (!(a->var[a->nterms] = mb_arena_strdup(ld->arena, k)))
+                return nomem(ld);
+            a->coef[a->nterms++] = (int64_t)json_integer_value(v);
+        }
+    return MB_OK;
+}
+
+static mb_status load_memory(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    json_t *arr;
+    at(ld, "functions[%d]", fi);
+    TRY(get_array(ld, jf, "memory", &arr, &f->nmem));
+    f->mem = alloc_array(ld, f->nmem, sizeof(*f->mem));
+    if (!f->mem)
+        return nomem(ld);
+    for (size_t i = 0; i < f->nmem; i++) {
+        json_t *jm = json_array_get(arr, i), *base;
+        mb_sprof_mem *m = &f->mem[i];
+        at(ld, "functions[%d].memory[%zu]", fi, i);
+        uint64_t insn, line, width, vector;
+        TRY(get_u64(ld, jm, "insn", &insn));
+        TRY(get_u64(ld, jm, "line", &line));
+        m->insn = (uint32_t)insn;
+        m->line = (int)(line > 1u << 30 ? 0 : line);
+        TRY(get_str(ld, jm, "op", 0, &m->op));
+        TRY(get_str(ld, jm, "space", 0, &m->space));
+        TRY(get_u64(ld, jm, "width", &width));
+        TRY(get_u64(ld, jm, "vector", &vector));
+        if (width == 0 || width > 64 || vector == 0 || vector > 8)
+            return fail(ld, "'width' or 'vector' out of range");
+        m->width = (uint32_t)width;
+        m->vector = (uint32_t)vector;
+        TRY(get_u64(ld, jm, "requests", &m->requests));
+        TRY(get_u64(ld, jm, "thread_accesses", &m->thread_accesses));
+        TRY(get_hist(ld, jm, "sectors_per_request", &m->sectors));
+        TRY(get_hist(ld, jm, "bank_conflict_degree", &m->bank_conflicts));
+        TRY(get_hist(ld, jm, "lane_stride", &m->lane_stride));
+        TRY(get_hist(ld, jm, "reuse_distance_log2", &m->reuse_log2));
+        json_t *fp = json_object_get(jm, "footprint_lines");
+        m->footprint_lines = json_is_integer(fp) && json_integer_value(fp) > 0
+                                 ? (uint64_t)json_integer_value(fp)
+                                 : 0;
+        base = json_object_get(jm, "base");
+        m->base_index = -1;
+        m->base_kind = "unknown";
+        m->base_name = "";
+        if (json_is_object(base)) {
+            TRY(get_str(ld, base, "kind", 0, &m->base_kind));
+            TRY(get_str(ld, base, "name", 1, &m->base_name));
+            json_t *ix = json_object_get(base, "index");
+            if (json_is_integer(ix))
+                m->base_index = (int)json_integer_value(ix);
+        }
+        TRY(load_affine(ld, jm, &m->affine));
+    }
+    return MB_OK;
+}
+
+static mb_status load_function(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
+{
+    at(ld, "functions[%d]", fi);
+    if (!json_is_object(jf))
+        return fail(ld, "must be an object");
+    const char *kind;
+    TRY(get_str(ld, jf, "name", 0, &f->name));
+    TRY(get_str(ld, jf, "kind", 0, &kind));
+    f->is_kernel = strcmp(kind, "kernel") == 0;
+    json_t *mix = json_object_get(jf, "instruction_mix");
+    at(ld, "functions[%d].instruction_mix", fi);
+    if (!json_is_object(mix))
+        return fail(ld, "must be an object");
+    TRY(get_mix(ld, mix, "classes", &f->classes));
+    TRY(get_mix(ld, mix, "opcodes", &f->opcodes));
+    TRY(load_blocks(ld, jf, fi, f));
+    TRY(load_edges(ld, jf, fi, f));
+    TRY(load_loops(ld, jf, fi, f));
+    TRY(load_branches(ld, jf, fi, f));
+    TRY(load_memory(ld, jf, fi, f));
+    for (size_t i = 0; i < f->nblocks; i++)
+        if (f->blocks[i].loop >= (int)f->nloops) {
+            at(ld, "functions[%d].blocks[%zu]", fi, i);
+            return fail(ld, "'loop' names no loop of the function");
+        }
+    return MB_OK;
+}
+
+static mb_status load_params(loader *ld, json_t *root, mb_sprof *p)
+{
+    json_t *arr;
+    at(ld, "(top level)");
+    TRY(get_array(ld, root, "parameters", &arr, &p->nparams));
+    p->params = alloc_array(ld, p->nparams, sizeof(*p->params));
+    if (!p->params)
+        return nomem(ld);
+    for (size_t i = 0; i < p->nparams; i++) {
+        json_t *jp = json_array_get(arr, i), *ptr, *val;
+        mb_sprof_param *q = &p->params[i];
+        at(ld, "parameters[%zu]", i);
+        uint64_t bytes;
+        TRY(get_str(ld, jp, "name", 0, &q->name));
+        TRY(get_str(ld, jp, "type", 0, &q->type));
+        TRY(get_u64(ld, jp, "bytes", &bytes));
+        q->bytes = (uint32_t)(bytes > 1u << 20 ? 1u << 20 : bytes);
+        ptr = json_object_get(jp, "pointer");
+        val = json_object_get(jp, "value");
+        if (json_is_object(ptr)) {
+            q->is_pointer = 1;
+            TRY(get_str(ld, ptr, "buffer", 0, &q->buffer));
+            TRY(get_u64(ld, ptr, "buffer_bytes", &q->buffer_bytes));
+            TRY(get_u64(ld, ptr, "offset", &q->offset));
+        } else if (val) {
+            char *text = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+            if (!text)
+                return nomem(ld);
+            q->value = mb_arena_strdup(ld->arena, text);
+            free(text);
+            if (!q->value)
+                return nomem(ld);
+        } else {
+            return fail(ld, "needs 'pointer' or 'value'");
+        }
+    }
+    return MB_OK;
+}
+
+static mb_status load_vars(loader *ld, json_t *root, mb_sprof *p)
+{
+    json_t *arr;
+    at(ld, "(top level)");
+    TRY(get_array(ld, root, "module_variables", &arr, &p->nvars));
+    p->vars = alloc_array(ld, p->nvars, sizeof(*p->vars));
+    if (!p->vars)
+        return nomem(ld);
+    for (size_t i = 0; i < p->nvars; i++) {
+        json_t *jv = json_array_get(arr, i);
+        mb_sprof_var *v = &p->vars[i];
+        at(ld, "module_variables[%zu]", i);
+        TRY(get_str(ld, jv, "name", 0, &v->name));
+        TRY(get_str(ld, jv, "space", 0, &v->space));
+        TRY(get_str(ld, jv, "type", 0, &v->type));
+        TRY(get_u64(ld, jv, "bytes", &v->bytes));
+        TRY(get_u64(ld, jv, "elements", &v->elements));
+    }
+    return MB_OK;
+}
+
+static mb_status load_root(loader *ld, json_t *root, mb_sprof *p)
+{
+    at(ld, "(top level)");
+    if (!json_is_object(root))
+        return fail(ld, "the profile must be a JSON object");
+    json_t *fmt = json_object_get(root, "format");
+    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "minibench-profile-1") != 0)
+        return fail(ld, "'format' must be \"minibench-profile-1\"");
+    TRY(get_str(ld, root, "kernel", 0, &p->kernel));
+    TRY(get_str(ld, root, "ptx", 1, &p->ptx));
+    json_t *launch = json_object_get(root, "launch"), *res = json_object_get(root, "resources");
+    at(ld, "launch");
+    if (!json_is_object(launch))
+        return fail(ld, "must be an object");
+    TRY(get_dim3(ld, launch, "grid", p->grid));
+    TRY(get_dim3(ld, launch, "block", p->block));
+    TRY(get_u64(ld, launch, "dynamic_shared", &p->dynamic_shared));
+    TRY(get_u64(ld, launch, "ctas", &p->ctas));
+    TRY(get_u64(ld, launch, "warps", &p->warps));
+    TRY(get_u64(ld, launch, "threads", &p->threads));
+    TRY(get_u64(ld, launch, "warp_insts", &p->warp_insts));
+    TRY(get_u64(ld, launch, "thread_insts", &p->thread_insts));
+    uint64_t want = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2] * p->block[0] * p->block[1] *
+                    p->block[2];
+    if (p->threads != want)
+        return fail(ld, "'threads' disagrees with grid and block");
+    at(ld, "resources");
+    if (!json_is_object(res))
+        return fail(ld, "must be an object");
+    TRY(get_u64(ld, res, "shared_bytes_static", &p->shared_static));
+    TRY(get_u64(ld, res, "local_bytes_per_thread", &p->local_per_thread));
+    TRY(load_params(ld, root, p));
+    TRY(load_vars(ld, root, p));
+    json_t *funcs;
+    at(ld, "(top level)");
+    TRY(get_array(ld, root, "functions", &funcs, &p->nfuncs));
+    if (p->nfuncs == 0)
+        return fail(ld, "'functions' is empty");
+    p->funcs = alloc_array(ld, p->nfuncs, sizeof(*p->funcs));
+    if (!p->funcs)
+        return nomem(ld);
+    for (size_t i = 0; i < p->nfuncs; i++)
+        TRY(load_function(ld, json_array_get(funcs, i), (int)i, &p->funcs[i]));
+    if (!p->funcs[0].is_kernel) {
+        at(ld, "functions[0]");
+        return fail(ld, "the first function must be the kernel");
+    }
+    return MB_OK;
+}
+
+mb_status mb_sprof_parse_json(const char *text, size_t len, const char *name, mb_sprof **out,
+                              mb_error *err)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return mb_error_set(err, MB_ERR_PARSE, name, jerr.line, jerr.column, "%s", jerr.text);
+    mb_sprof *p = calloc(1, sizeof(*p));
+    mb_status st = MB_OK;
+    if (!p || !(p->arena = mb_arena_new()))
+        st = mb_error_set(err, MB_ERR_NOMEM, name, 0, 0, "out of memory");
+    if (st == MB_OK) {
+        loader ld = {name, p->arena, err, ""};
+        st = load_root(&ld, root, p);
+        p->path = st == MB_OK ? mb_arena_strdup(p->arena, name) : NULL;
+    }
+    json_decref(root);
+    if (st != MB_OK) {
+        mb_sprof_free(p);
+        return st;
+    }
+    *out = p;
+    return MB_OK;
+}
+
+void mb_sprof_free(mb_sprof *p)
+{
+    if (!p)
+        return;
+    mb_arena_free(p->arena);
+    free(p);
+}
+
+const mb_sprof_func *mb_sprof_kernel(const mb_sprof *p)
+{
+    return &p->funcs[0];
+}
+
+uint64_t mb_hist_total(const mb_hist *h)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < h->n; i++)
+        t += h->count[i];
+    return t;
+}
+
+double mb_hist_mean(const mb_hist *h)
+{
+    double s = 0, t = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        s += (double)h->key[i] * (double)h->count[i];
+        t += (double)h->count[i];
+    }
+    return t > 0 ? s / t : 0;
+}

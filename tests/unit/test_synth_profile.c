@@ -1,0 +1,310 @@
+/* The synth profile loader (JSON and DFSG DOT) and the profile comparison,
+ * on a small hand-written profile with hand-computed expectations. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <minibench/synth.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A two-block kernel: BB0 (64 threads) branches to a self-loop L1 run 4
+ * times by each of 32 threads, or straight to the exit block. */
+#define PROFILE_JSON(DIV, ECOUNT1, SECTORS)                                                        \
+    "{\"format\": \"minibench-profile-1\", \"kernel\": \"k\", \"ptx\": \"k.ptx\",\n"               \
+    " \"launch\": {\"grid\": [2,1,1], \"block\": [32,1,1], \"dynamic_shared\": 0, \"ctas\": 2,\n"  \
+    "   \"warps\": 2, \"threads\": 64, \"warp_insts\": 20, \"thread_insts\": 400},\n"              \
+    " \"resources\": {\"registers\": 8, \"shared_bytes_static\": 0, \"shared_bytes_dynamic\": 0,\n" \
+    "   \"local_bytes_per_thread\": 0, \"const_bytes\": 0, \"param_bytes\": 8},\n"                 \
+    " \"parameters\": [{\"name\": \"p0\", \"type\": \"u64\", \"bytes\": 8, \"pointer\":\n"         \
+    "   {\"buffer\": \"a\", \"buffer_bytes\": 256, \"offset\": 0}}],\n"                            \
+    " \"module_variables\": [],\n"                                                                 \
+    " \"functions\": [{\"name\": \"k\", \"kind\": \"kernel\", \"calls\": 64,\n"                    \
+    "   \"instruction_mix\": {\"classes\": {\"int\": 300, \"ctrl\": 100},\n"                       \
+    "                       \"opcodes\": {\"add.s32\": 300, \"bra\": 100}},\n"                     \
+    "   \"blocks\": [\n"                                                                           \
+    "    {\"id\": 0, \"name\": \"BB0\", \"ecount\": 64, \"lcount\": 0, \"scount\": 0, \"threads\": 64,\n" \
+    "     \"warp_execs\": 2, \"entries\": 64, \"exits\": 0, \"loop\": null, \"chain\": \"add.s32 bra\",\n" \
+    "     \"dependence_distance\": {\"1\": 2}},\n"                                                 \
+    "    {\"id\": 1, \"name\": \"L1\", \"ecount\": " ECOUNT1 ", \"lcount\": 96, \"scount\": 0,\n"   \
+    "     \"threads\": 32, \"warp_execs\": 4, \"entries\": 0, \"exits\": 0, \"loop\": 0,\n"        \
+    "     \"chain\": \"add.s32 ld.f32 bra\"},\n"                                                   \
+    "    {\"id\": 2, \"name\": \"BB2\", \"ecount\": 64, \"lcount\": 0, \"scount\": 0, \"threads\": 64,\n" \
+    "     \"warp_execs\": 2, \"entries\": 0, \"exits\": 64, \"loop\": null, \"chain\": \"ret\"}],\n" \
+    "   \"edges\": [{\"from\": 0, \"to\": 1, \"count\": 32, \"threads\": 32, \"back\": false},\n"  \
+    "             {\"from\": 0, \"to\": 2, \"count\": 32, \"threads\": 32, \"back\": false},\n"    \
+    "             {\"from\": 1, \"to\": 1, \"count\": 96, \"threads\": 32, \"back\": true},\n"     \
+    "             {\"from\": 1, \"to\": 2, \"count\": 32, \"threads\": 32, \"back\": false}],\n"   \
+    "   \"loops\": [{\"index\": 0, \"kind\": \"self\", \"header\": 1, \"depth\": 1, \"parent\": null,\n" \
+    "     \"blocks\": [1], \"activations\": 32, \"mean_trip_count\": 4, \"trip_counts\": {\"4\": 32},\n" \
+    "     \"warp_activations\": 1, \"warp_activations_with_differing_trips\": 0,\n"                \
+    "     \"trip_count_depends_on\": [\"constant\"]}],\n"                                          \
+    "   \"branches\": [{\"insn\": 1, \"line\": 10, \"block\": 0, \"warp_execs\": 2,\n"             \
+    "     \"taken_threads\": 32, \"not_taken_threads\": 32, \"diverged_warp_execs\": 0,\n"         \
+    "     \"divergence_fraction\": " DIV ", \"condition\": \"thread/cta id\"}],\n"                 \
+    "   \"memory\": [{\"insn\": 3, \"line\": 12, \"op\": \"ld.f32\", \"space\": \"global\",\n"     \
+    "     \"width\": 4, \"vector\": 1, \"requests\": 4, \"thread_accesses\": 128,\n"               \
+    "     \"sectors_per_request\": " SECTORS ", \"base\": {\"kind\": \"parameter\", \"index\": 0,\n" \
+    "     \"name\": \"p0\"}, \"affine\": {\"exact\": true, \"constant\": 0,\n"                     \
+    "     \"terms\": {\"tid.x\": 4, \"iter.loop0\": 0}}, \"footprint_lines\": 1}]}]}\n"
+
+static const char profile_dot[] =
+    "strict digraph k {\n"
+    "  BB0 [block=0, ecount=64, lcount=0, scount=0, threads=64, warp_execs=2, chain=\"add.s32 bra\"];\n"
+    "  subgraph cluster_loop0 { L1 [block=1, ecount=128, lcount=96, scount=0, threads=32,\n"
+    "     warp_execs=4, loop=0, chain=\"add.s32 ld.f32 bra\"]; }\n"
+    "  BB2 [block=2, ecount=64, lcount=0, scount=0, threads=64, warp_execs=2, chain=ret];\n"
+    "  EXIT [shape=doublecircle];\n"
+    "  BB0 -> L1 [oecount=32, tcount=32];\n"
+    "  BB0 -> BB2 [oecount=32, tcount=32];\n"
+    "  L1 -> L1 [oecount=96, tcount=32, color=red];\n"
+    "  L1 -> BB2 [oecount=32, tcount=32];\n"
+    "  BB2 -> EXIT [style=dashed];\n"
+    "}\n";
+
+static const char base_json[] = PROFILE_JSON("0.0", "128", "{\"4\": 4}");
+
+static mb_sprof *parse(const char *text)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    mb_sprof *p = NULL;
+    mb_status st = mb_sprof_parse_json(text, strlen(text), "k.profile.json", &p, &err);
+    if (st != MB_OK)
+        fail_msg("%s", err.msg);
+    return p;
+}
+
+static void test_parse_fields(void **state)
+{
+    (void)state;
+    mb_sprof *p = parse(base_json);
+    const mb_sprof_func *f = mb_sprof_kernel(p);
+    assert_string_equal(p->kernel, "k");
+    assert_int_equal(p->grid[0], 2);
+    assert_int_equal(p->threads, 64);
+    assert_int_equal(p->nparams, 1);
+    assert_true(p->params[0].is_pointer);
+    assert_int_equal(p->params[0].buffer_bytes, 256);
+    assert_int_equal(f->nblocks, 3);
+    assert_int_equal(f->blocks[1].nchain, 3);
+    assert_string_equal(f->blocks[1].chain[1], "ld.f32");
+    assert_int_equal(f->blocks[1].first_insn, 2);
+    assert_int_equal(f->blocks[1].loop, 0);
+    assert_int_equal(f->blocks[0].loop, -1);
+    assert_int_equal(f->nloops, 1);
+    assert_int_equal(f->loops[0].trips.n, 1);
+    assert_int_equal(f->loops[0].trips.key[0], 4);
+    assert_true(fabs(f->loops[0].mean_trip_count - 4.0) < 1e-9);
+    assert_int_equal(f->nmem, 1);
+    assert_true(f->mem[0].affine.exact);
+    assert_int_equal(f->mem[0].affine.nterms, 2);
+    assert_int_equal(f->mem[0].base_index, 0);
+    assert_int_equal(f->branches[0].taken, 32);
+    mb_sprof_free(p);
+}
+
+static void expect_parse_error(const char *text, mb_status want, const char *fragment)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    mb_sprof *p = NULL;
+    mb_status st = mb_sprof_parse_json(text, strlen(text), "bad.json", &p, &err);
+    assert_int_equal(st, want);
+    assert_null(p);
+    assert_string_equal(err.file, "bad.json");
+    if (!strstr(err.msg, fragment))
+        fail_msg("message '%s' lacks '%s'", err.msg, fragment);
+}
+
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *s = malloc(n + 1);
+    memcpy(s, text, (size_t)(at - text));
+    strcpy(s + (at - text), to);
+    strcat(s, at + strlen(from));
+    return s;
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    expect_parse_error("{\"format\": 1", MB_ERR_PARSE, "");
+    expect_parse_error("[]", MB_ERR_INVALID, "must be a JSON object");
+    expect_parse_error("{\"format\": \"other\"}", MB_ERR_INVALID, "'format'");
+    char *s = replace(base_json, "\"threads\": 64, \"warp_insts\"", "\"threads\": 65, \"warp_insts\"");
+    expect_parse_error(s, MB_ERR_INVALID, "launch: 'threads' disagrees with grid and block");
+    free(s);
+    s = replace(base_json, "\"ecount\": 128", "\"ecount\": -1");
+    expect_parse_error(s, MB_ERR_INVALID, "functions[0].blocks[1]: 'ecount' must be a non-negative");
+    free(s);
+    s = replace(base_json, "\"from\": 1, \"to\": 2", "\"from\": 1, \"to\": 7");
+    expect_parse_error(s, MB_ERR_INVALID, "functions[0].edges[3]: 'to' is not a block");
+    free(s);
+    s = replace(base_json, "\"trip_counts\": {\"4\": 32}", "\"trip_counts\": {\"x\": 32}");
+    expect_parse_error(s, MB_ERR_INVALID, "functions[0].loops[0]: 'trip_counts': entry \"x\"");
+    free(s);
+    s = replace(base_json, "\"id\": 1,", "\"id\": 5,");
+    expect_parse_error(s, MB_ERR_INVALID, "block ids must be 0, 1, 2");
+    free(s);
+}
+
+static void test_dfsg_check(void **state)
+{
+    (void)state;
+    mb_sprof *p = parse(base_json);
+    mb_error err;
+    mb_error_clear(&err);
+    mb_dfsg_graph *g = NULL;
+    assert_int_equal(mb_dfsg_read_dot(profile_dot, strlen(profile_dot), "k.dot", &g, &err), MB_OK);
+    assert_int_equal(g->nnodes, 3);
+    assert_int_equal(g->nedges, 4);
+    assert_int_equal(mb_sprof_check_dfsg(p, g, "k.dot", &err), MB_OK);
+    mb_dfsg_graph_free(g);
+
+    /* a DFSG whose counts disagree with the JSON is refused, naming the node */
+    char *dot = replace(profile_dot, "ecount=128", "ecount=127");
+    assert_int_equal(mb_dfsg_read_dot(dot, strlen(dot), "k.dot", &g, &err), MB_OK);
+    assert_int_equal(mb_sprof_check_dfsg(p, g, "k.dot", &err), MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "node 'L1' (block 1) disagrees"));
+    mb_dfsg_graph_free(g);
+    free(dot);
+
+    dot = replace(profile_dot, "L1 -> BB2 [oecount=32", "L1 -> BB2 [oecount=31");
+    assert_int_equal(mb_dfsg_read_dot(dot, strlen(dot), "k.dot", &g, &err), MB_OK);
+    assert_int_equal(mb_sprof_check_dfsg(p, g, "k.dot", &err), MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "edge 1 -> 2: counts 31/32 in the DFSG, 32/32"));
+    mb_dfsg_graph_free(g);
+    free(dot);
+
+    dot = replace(profile_dot, "ecount=64, lcount=0, scount=0, threads=64, warp_execs=2, chain=ret",
+                  "ecount=x");
+    assert_int_equal(mb_dfsg_read_dot(dot, strlen(dot), "k.dot", &g, &err), MB_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "node 'BB2'"));
+    free(dot);
+    assert_int_equal(mb_dfsg_read_dot("not dot", 7, "k.dot", &g, &err), MB_ERR_PARSE);
+    assert_int_equal(mb_dfsg_read_dot("digraph g { a -> b }", 20, "k.dot", &g, &err),
+                     MB_ERR_INVALID);
+    mb_sprof_free(p);
+}
+
+static void test_load_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mb_synth_prof_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char json_path[200], dot_path[200], prefix[64];
+    snprintf(prefix, sizeof prefix, "%s/k.0", dir);
+    snprintf(json_path, sizeof json_path, "%s.profile.json", prefix);
+    snprintf(dot_path, sizeof dot_path, "%s.dfsg.dot", prefix);
+    mb_error err;
+    mb_error_clear(&err);
+    mb_sprof *p = NULL;
+    assert_int_equal(mb_sprof_load(prefix, &p, &err), MB_ERR_IO);
+    assert_non_null(strstr(err.file, "k.0.profile.json"));
+    assert_int_equal(mb_write_file_atomic(json_path, base_json, strlen(base_json), &err), MB_OK);
+    assert_int_equal(mb_sprof_load(prefix, &p, &err), MB_ERR_IO);
+    assert_non_null(strstr(err.file, "k.0.dfsg.dot"));
+    assert_int_equal(mb_write_file_atomic(dot_path, profile_dot, strlen(profile_dot), &err), MB_OK);
+    assert_int_equal(mb_sprof_load(json_path, &p, &err), MB_OK);
+    assert_string_equal(p->path, prefix);
+    mb_sprof_free(p);
+    unlink(json_path);
+    unlink(dot_path);
+    rmdir(dir);
+}
+
+static void test_compare_self_is_zero(void **state)
+{
+    (void)state;
+    mb_sprof *a = parse(base_json), *b = parse(base_json);
+    mb_compare_tolerance tol = mb_compare_default_tolerance(1);
+    mb_buf text = MB_BUF_INIT, json = MB_BUF_INIT;
+    char viol[256];
+    mb_error err;
+    assert_int_equal(mb_sprof_compare(a, b, &tol, &text, &json, viol, sizeof viol, &err), MB_OK);
+    assert_string_equal(viol, "");
+    assert_non_null(strstr(text.data, "CFG                    same"));
+    assert_non_null(strstr(text.data, "all statistics within tolerance"));
+    assert_non_null(strstr(json.data, "\"cfg_equal\": true"));
+    assert_non_null(strstr(json.data, "\"violations\": []"));
+    mb_buf_free(&text);
+    mb_buf_free(&json);
+    mb_sprof_free(a);
+    mb_sprof_free(b);
+}
+
+static void expect_violation(const char *clone_json, double r, const char *fragment)
+{
+    mb_sprof *a = parse(base_json), *b = parse(clone_json);
+    mb_compare_tolerance tol = mb_compare_default_tolerance(r);
+    char viol[512];
+    mb_error err;
+    assert_int_equal(mb_sprof_compare(a, b, &tol, NULL, NULL, viol, sizeof viol, &err), MB_OK);
+    if (!strstr(viol, fragment))
+        fail_msg("violation '%s' lacks '%s'", viol, fragment);
+    mb_sprof_free(a);
+    mb_sprof_free(b);
+}
+
+static void test_compare_reports_differences(void **state)
+{
+    (void)state;
+    /* 3 points more divergence: over the 2-point tolerance */
+    expect_violation(PROFILE_JSON("0.03", "128", "{\"4\": 4}"), 1,
+                     "branch in block 0 (line 10): divergence fraction 0.0000 vs 0.0300 (+3.0 "
+                     "points, tolerance 2.0)");
+    /* within tolerance: 1 point */
+    expect_violation(PROFILE_JSON("0.01", "128", "{\"4\": 4}"), 1, "");
+    /* loop block at R = 2: expected 32 threads x 2 trips = 64; 80 is +25% */
+    expect_violation(PROFILE_JSON("0.0", "80", "{\"4\": 4}"), 2,
+                     "block 1 (L1): ECount 80 vs expected 64 (+25.0%, tolerance 10%)");
+    expect_violation(PROFILE_JSON("0.0", "66", "{\"4\": 4}"), 2, "");
+    /* sectors: half the requests at 8 sectors instead of 4: TV distance 50% */
+    expect_violation(PROFILE_JSON("0.0", "128", "{\"4\": 2, \"8\": 2}"), 1,
+                     "sectors-per-request distributions differ by 50.0% (mean 4.000 vs 6.000");
+    char *s = replace(base_json, "\"int\": 300, \"ctrl\": 100", "\"int\": 280, \"ctrl\": 120");
+    expect_violation(s, 1, "instruction mix: int 75.00% vs 70.00% (-5.00 points, tolerance 2)");
+    free(s);
+    s = replace(base_json, "\"thread_insts\": 400", "\"thread_insts\": 420");
+    expect_violation(s, 1, "thread instructions 400 vs 420 (+5.00%, tolerance 2% at R = 1)");
+    free(s);
+    s = replace(base_json, "{\"from\": 0, \"to\": 2, \"count\": 32", "{\"from\": 0, \"to\": 0, \"count\": 32");
+    expect_violation(s, 1, "CFG differs: edge 0 -> 2 missing in B");
+    free(s);
+}
+
+static void test_expected_ecount(void **state)
+{
+    (void)state;
+    mb_sprof *a = parse(base_json);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 1) - 128) < 1e-9);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 2) - 64) < 1e-9);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 3) - 32) < 1e-9); /* floor(4/3) = 1 */
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 8) - 32) < 1e-9); /* at least 1 */
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 0) - 32) < 1e-9); /* max */
+    assert_true(fabs(mb_sprof_expected_ecount(a, 0, 8) - 64) < 1e-9); /* outside loops */
+    mb_sprof_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_fields),      cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_dfsg_check),        cmocka_unit_test(test_load_files),
+        cmocka_unit_test(test_compare_self_is_zero),
+        cmocka_unit_test(test_compare_reports_differences),
+        cmocka_unit_test(test_expected_ecount),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
