@@ -27,6 +27,8 @@ typedef struct prof_hist {
 
 int prof_hist_add(prof_hist *h, uint64_t value, uint64_t count); /* 0 when out of memory */
 void prof_hist_free(prof_hist *h);
+/* 1 when `value` has an entry (possibly with count 0). */
+int prof_hist_contains(const prof_hist *h, uint64_t value);
 /* Sorts by value: call before reading the arrays. */
 void prof_hist_sort(prof_hist *h);
 
@@ -87,18 +89,33 @@ typedef struct prof_mem_config {
 
 /* One warp request as the collector sees it, compacted to the lanes that
  * executed the access, in ascending lane order: entry i belongs to lane
- * lane_index[i]. `features` holds nfeatures int64 values per entry
- * (features[i * nfeatures + k]): tid.x, tid.y, tid.z, ctaid.x, ctaid.y,
- * ctaid.z, then the 0-based iteration index of each enclosing loop from
- * outermost to innermost. Features that are constant over the whole launch
- * are still passed (they simply never vary). */
+ * lane_index[i] (lane_index NULL: entry i is lane i).
+ *
+ * Affine features, nfeatures per lane: tid.x, tid.y, tid.z, ctaid.x,
+ * ctaid.y, ctaid.z, then the 0-based iteration index of each enclosing loop
+ * from outermost to innermost. Features that are constant over the whole
+ * launch are still passed (they simply never vary). They come in one of two
+ * forms (or none: both NULL):
+ * - rows: features[i * nfeatures + k] for entry i;
+ * - columns: feature_lanes[k] is indexed by warp LANE (not entry), so that
+ *   a collector can pass its per-lane tables without copying; a NULL column
+ *   means the feature has the same value feature_uniform[k] in every lane.
+ *
+ * warp_tag (column form only; 0: none) is the warp's index in its CTA plus
+ * one. Giving it promises that columns 0-2 hold the same values in every
+ * request with that tag, so that a request whose addresses have the shape
+ * of one already verified under the same affine model, and whose other
+ * features are all uniform, is checked on its first entry alone. */
 typedef struct prof_mem_request {
     uint32_t lanes;            /* number of lanes that executed the access (entries) */
     const uint64_t *addrs;     /* per entry: the state-space address */
     const uint8_t *lane_index; /* per entry: its lane, 0-31, ascending */
     uint32_t access_bytes;     /* bytes per lane (whole vector) */
     mb_space space;            /* resolved space */
-    const int64_t *features;
+    const int64_t *features;   /* row form */
+    const int64_t *const *feature_lanes; /* column form */
+    const int64_t *feature_uniform;
+    uint32_t warp_tag;
 } prof_mem_request;
 
 prof_mem *prof_mem_new(const prof_mem_config *cfg);

@@ -124,13 +124,17 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
             return NULL;
         wf->block_mask = calloc((size_t)nb + 1, sizeof(uint32_t));
         wf->edge_mask = calloc((size_t)f->nedges + 1, sizeof(uint32_t));
-        wf->iter = calloc((size_t)nl * 32 + 1, sizeof(uint32_t));
+        wf->iter = calloc((size_t)nl * 32 + 1, sizeof(int64_t));
         wf->in_loop = calloc((size_t)nl + 1, sizeof(uint32_t));
+        wf->iter_uniform = calloc((size_t)nl + 1, 1);
+        wf->iter_value = calloc((size_t)nl + 1, sizeof(int64_t));
         wf->activation = calloc((size_t)nl * 32 + 1, sizeof(uint32_t));
         wf->act_min = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
         wf->act_max = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
         if (!wf->block_mask || !wf->edge_mask || !wf->iter || !wf->in_loop || !wf->activation ||
-            !wf->act_min || !wf->act_max) {
+            !wf->act_min || !wf->act_max || !wf->iter_uniform || !wf->iter_value) {
+            free(wf->iter_uniform);
+            free(wf->iter_value);
             free(wf->block_mask);
             free(wf->edge_mask);
             free(wf->iter);
@@ -148,6 +152,7 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
     memset(wf->block_mask, 0, nb * sizeof(uint32_t));
     memset(wf->edge_mask, 0, f->nedges * sizeof(uint32_t));
     memset(wf->in_loop, 0, nl * sizeof(uint32_t));
+    memset(wf->iter_uniform, 1, nl);
     memset(wf->activation, 0, (size_t)nl * 32 * sizeof(uint32_t));
     for (size_t k = 0; k < (size_t)nl * PROF_MAX_ACTIVATIONS; k++) {
         wf->act_min[k] = UINT32_MAX;
@@ -163,7 +168,7 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
 /* Records the trip count of lane `l`'s activation of loop `L`. */
 static void close_activation(func_prof *f, warp_func *wf, uint32_t L, int l)
 {
-    uint32_t trips = wf->iter[L * 32 + (uint32_t)l] + 1;
+    uint32_t trips = (uint32_t)wf->iter[L * 32 + (uint32_t)l] + 1;
     loop_stats *ls = &f->loops[L];
     prof_hist_add(&ls->trips, trips, 1);
     ls->activations++;
@@ -184,9 +189,9 @@ static void flush_warp_func(func_prof *f, warp_func *wf)
 {
     uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
     for (uint32_t b = 0; b < nb; b++)
-        f->blocks[b].threads += (uint64_t)__builtin_popcount(wf->block_mask[b]);
+        f->blocks[b].threads += (uint64_t)prof_popcount(wf->block_mask[b]);
     for (uint32_t e = 0; e < f->nedges; e++)
-        f->edges[e].threads += (uint64_t)__builtin_popcount(wf->edge_mask[e]);
+        f->edges[e].threads += (uint64_t)prof_popcount(wf->edge_mask[e]);
     for (uint32_t L = 0; L < nl; L++) {
         for (uint32_t m = wf->in_loop[L]; m; m &= m - 1)
             close_activation(f, wf, L, __builtin_ctz(m)); /* threads that ended inside the loop */
@@ -215,56 +220,107 @@ static void flush_cta(mb_profile *p)
 
 /* ------------------------------------------------------ events */
 
+/* Recomputes whether the lanes inside loop L share one iteration index. */
+static void iter_recompute(warp_func *wf, uint32_t L)
+{
+    uint32_t m = wf->in_loop[L];
+    const int64_t *it = wf->iter + (size_t)L * 32;
+    int64_t v = m ? it[__builtin_ctz(m)] : 0;
+    uint8_t uniform = 1;
+    for (; m; m &= m - 1)
+        uniform &= it[__builtin_ctz(m)] == v;
+    wf->iter_uniform[L] = uniform;
+    wf->iter_value[L] = v;
+}
+
+/* Lanes `m`, all coming from block `prev` (-1: entering the function),
+ * enter block b: edge counts, loops left, loops entered or iterated. */
+static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m)
+{
+    mb_block_profile *bp = &f->blocks[b];
+    const uint32_t nb = (uint32_t)f->cfg.nblocks;
+    const mb_graph *g = &f->cfg.graph;
+    const mb_loop *loops = f->cfg.loops.loops;
+    if (prev < 0) {
+        bp->entries += (uint64_t)prof_popcount(m);
+    } else {
+        for (int k = g->succ_start[prev]; k < g->succ_start[prev + 1]; k++)
+            if (g->succ[k] == b) {
+                f->edges[k].count += (uint64_t)prof_popcount(m);
+                wf->edge_mask[k] |= m;
+                break;
+            }
+        /* loops left: those containing prev but not b */
+        for (int L = f->cfg.loops.innermost[prev]; L >= 0; L = loops[L].parent) {
+            if (f->loop_member[(uint32_t)L * nb + (uint32_t)b])
+                break;
+            for (uint32_t c = wf->in_loop[L] & m; c; c &= c - 1)
+                close_activation(f, wf, (uint32_t)L, __builtin_ctz(c));
+        }
+    }
+    /* loops entered or iterated: those containing b */
+    for (int L = f->cfg.loops.innermost[b]; L >= 0; L = loops[L].parent) {
+        const uint32_t in = wf->in_loop[L];
+        const int back = loops[L].header == b && prev >= 0 &&
+                         f->loop_member[(uint32_t)L * nb + (uint32_t)prev];
+        const uint32_t next = back ? in & m : 0, fresh = m & ~in;
+        if (!next && !fresh)
+            continue;
+        int64_t *it = wf->iter + (size_t)L * 32;
+        for (uint32_t c = next; c; c &= c - 1)
+            it[__builtin_ctz(c)]++; /* back edge: next iteration */
+        for (uint32_t c = fresh; c; c &= c - 1)
+            it[__builtin_ctz(c)] = 0;
+        wf->in_loop[L] = in | fresh;
+        if (in == 0) {
+            wf->iter_uniform[L] = 1;
+            wf->iter_value[L] = 0;
+        } else if (wf->iter_uniform[L] && next == in && !fresh) {
+            wf->iter_value[L]++;
+        } else if (!(wf->iter_uniform[L] && !next && wf->iter_value[L] == 0)) {
+            iter_recompute(wf, (uint32_t)L);
+        }
+    }
+    const int inner = f->cfg.loops.innermost[b];
+    if (inner >= 0) {
+        if (wf->iter_uniform[inner] && (wf->in_loop[inner] & m) == m) {
+            if (wf->iter_value[inner] > 0)
+                bp->lcount += (uint64_t)prof_popcount(m);
+        } else {
+            const int64_t *it = wf->iter + (size_t)inner * 32;
+            for (uint32_t c = m; c; c &= c - 1)
+                bp->lcount += it[__builtin_ctz(c)] > 0;
+        }
+    }
+}
+
 static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
     mb_block_profile *bp = &f->blocks[b];
-    uint32_t nb = (uint32_t)f->cfg.nblocks;
-    const mb_graph *g = &f->cfg.graph;
-    bp->ecount += (uint64_t)__builtin_popcount(lanes);
+    bp->ecount += (uint64_t)prof_popcount(lanes);
     bp->warp_execs++;
     wf->block_mask[b] |= lanes;
-    int inner = f->cfg.loops.innermost[b];
-    for (uint32_t m = lanes; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        int prev = wf->last_block[l];
-        wf->last_block[l] = b;
-        if (prev < 0) {
-            bp->entries++;
-        } else {
-            for (int k = g->succ_start[prev]; k < g->succ_start[prev + 1]; k++)
-                if (g->succ[k] == b) {
-                    f->edges[k].count++;
-                    wf->edge_mask[k] |= 1u << l;
-                    break;
-                }
-            /* loops left: those containing prev but not b */
-            for (int L = f->cfg.loops.innermost[prev]; L >= 0; L = f->cfg.loops.loops[L].parent) {
-                if (f->loop_member[(uint32_t)L * nb + (uint32_t)b])
-                    break;
-                if (wf->in_loop[L] & (1u << l))
-                    close_activation(f, wf, (uint32_t)L, l);
+    /* group the lanes by the block they come from: usually one group */
+    uint32_t rest = lanes;
+    while (rest) {
+        int prev = wf->last_block[__builtin_ctz(rest)];
+        uint32_t group = 0;
+        for (uint32_t c = rest; c; c &= c - 1) {
+            int l = __builtin_ctz(c);
+            if (wf->last_block[l] == prev) {
+                group |= 1u << l;
+                wf->last_block[l] = b;
             }
         }
-        /* loops entered or iterated: those containing b */
-        for (int L = inner; L >= 0; L = f->cfg.loops.loops[L].parent) {
-            uint32_t bit = 1u << l;
-            if (f->cfg.loops.loops[L].header == b && (wf->in_loop[L] & bit) && prev >= 0 &&
-                f->loop_member[(uint32_t)L * nb + (uint32_t)prev]) {
-                wf->iter[(uint32_t)L * 32 + (uint32_t)l]++; /* back edge: next iteration */
-            } else if (!(wf->in_loop[L] & bit)) {
-                wf->in_loop[L] |= bit;
-                wf->iter[(uint32_t)L * 32 + (uint32_t)l] = 0;
-            }
-        }
-        if (inner >= 0 && wf->iter[(uint32_t)inner * 32 + (uint32_t)l] > 0)
-            bp->lcount++;
+        block_group(f, wf, b, prev, group);
+        rest &= ~group;
     }
 }
 
 /* Lanes leaving the function (ret or exit): their loops end here. */
 static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
-    f->blocks[b].exits += (uint64_t)__builtin_popcount(lanes);
+    f->blocks[b].exits += (uint64_t)prof_popcount(lanes);
     for (uint32_t m = lanes; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
@@ -288,30 +344,51 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
             return;
         }
     }
-    int64_t *feat = p->features;
-    const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
+    /* a converged warp's lane-indexed addresses are the request as is */
     uint64_t addrs[32];
     uint8_t lane_index[32];
-    uint32_t count = 0;
-    int features = prof_mem_needs_features(pm);
-    for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
-        int l = __builtin_ctz(m);
-        addrs[count] = ev->addrs[l];
-        lane_index[count] = (uint8_t)l;
-        if (!features)
-            continue; /* the address is known not to be affine */
-        int64_t *fl = feat + (size_t)count * nfeat;
-        fl[0] = tids[l * 3];
-        fl[1] = tids[l * 3 + 1];
-        fl[2] = tids[l * 3 + 2];
-        fl[3] = ev->ctaid.x;
-        fl[4] = ev->ctaid.y;
-        fl[5] = ev->ctaid.z;
-        for (uint32_t k = 0; k < ii->nloops; k++)
-            fl[6 + k] = wf->iter[(uint32_t)ii->loops[k] * 32 + (uint32_t)l];
+    prof_mem_request req = {.addrs = ev->addrs,
+                            .access_bytes = ev->access_bytes,
+                            .space = ev->space};
+    if (ev->executed == UINT32_MAX) {
+        req.lanes = 32;
+    } else {
+        uint32_t count = 0;
+        for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
+            int l = __builtin_ctz(m);
+            addrs[count] = ev->addrs[l];
+            lane_index[count] = (uint8_t)l;
+        }
+        req.lanes = count;
+        req.addrs = addrs;
+        req.lane_index = lane_index;
     }
-    prof_mem_request req = {count, addrs, lane_index, ev->access_bytes, ev->space,
-                            features ? feat : NULL};
+    /* features as columns: the warp's thread ids, the CTA id (uniform) and
+     * the lanes' iteration counters, all read in place */
+    const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
+    int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
+    if (prof_mem_needs_features(pm)) {
+        const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
+        cols[0] = tids;
+        cols[1] = tids + 32;
+        cols[2] = tids + 64;
+        cols[3] = cols[4] = cols[5] = NULL;
+        uniform[3] = ev->ctaid.x;
+        uniform[4] = ev->ctaid.y;
+        uniform[5] = ev->ctaid.z;
+        for (uint32_t k = 0; k < ii->nloops; k++) {
+            uint32_t L = (uint32_t)ii->loops[k];
+            if (wf->iter_uniform[L]) { /* a converged loop: one value for the warp */
+                cols[6 + k] = NULL;
+                uniform[6 + k] = wf->iter_value[L];
+            } else {
+                cols[6 + k] = wf->iter + (size_t)L * 32;
+            }
+        }
+        req.feature_lanes = cols;
+        req.feature_uniform = uniform;
+        req.warp_tag = ev->warp + 1;
+    }
     if (!prof_mem_add(pm, &req))
         p->oom = 1;
 }
@@ -336,7 +413,7 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     const insn_info *ii = &f->info[insn];
     f->used = 1;
     f->insn_warps[insn]++;
-    f->insn_threads[insn] += (uint64_t)__builtin_popcount(ev->active);
+    f->insn_threads[insn] += (uint64_t)prof_popcount(ev->active);
     warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
     if (!wf) {
         p->oom = 1;
@@ -345,11 +422,11 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     if (ii->block_start)
         block_entry(f, wf, ii->block, ev->active);
     if (ii->barrier)
-        f->blocks[ii->block].scount += (uint64_t)__builtin_popcount(ev->executed);
+        f->blocks[ii->block].scount += (uint64_t)prof_popcount(ev->executed);
     if (ii->cond_branch) {
         branch_stats *bs = &f->br[insn];
-        uint32_t active = (uint32_t)__builtin_popcount(ev->active);
-        uint32_t taken = (uint32_t)__builtin_popcount(ev->taken);
+        uint32_t active = (uint32_t)prof_popcount(ev->active);
+        uint32_t taken = (uint32_t)prof_popcount(ev->taken);
         bs->warp_execs++;
         bs->taken += taken;
         bs->not_taken += active - taken;
@@ -388,14 +465,14 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
     p->func_slot = calloc((size_t)m->nfuncs + 1, sizeof(uint32_t));
     p->funcs = calloc((size_t)m->nfuncs + 1, sizeof(func_prof));
     p->warps = calloc(p->nwarps, sizeof(warp_state));
-    p->features = calloc(32 * (6 + PROF_MAX_LOOP_FEATURES), sizeof(int64_t));
     p->tid_table = calloc((size_t)p->nwarps * 96, sizeof(int64_t));
-    if (!p->func_slot || !p->funcs || !p->warps || !p->features || !p->tid_table)
+    if (!p->func_slot || !p->funcs || !p->warps || !p->tid_table)
         st = nomem(err);
     for (uint32_t t = 0; st == MB_OK && t < p->nwarps * 32; t++) {
-        p->tid_table[t * 3] = t % b.x;
-        p->tid_table[t * 3 + 1] = (t / b.x) % b.y;
-        p->tid_table[t * 3 + 2] = t / (b.x * b.y);
+        int64_t *cols = p->tid_table + (size_t)(t / 32) * 96 + t % 32;
+        cols[0] = t % b.x;
+        cols[32] = (t / b.x) % b.y;
+        cols[64] = t / (b.x * b.y);
     }
     /* the kernel first, then the other functions with bodies in module order */
     uint32_t kernel = (uint32_t)(cfg->kernel - m->funcs);
@@ -470,6 +547,8 @@ void mb_profile_free(mb_profile *p)
                 free(wf->block_mask);
                 free(wf->edge_mask);
                 free(wf->iter);
+                free(wf->iter_uniform);
+                free(wf->iter_value);
                 free(wf->in_loop);
                 free(wf->activation);
                 free(wf->act_min);
@@ -484,7 +563,6 @@ void mb_profile_free(mb_profile *p)
     free(p->funcs);
     free(p->func_slot);
     free(p->warps);
-    free(p->features);
     free(p->tid_table);
     free(p);
 }

@@ -84,6 +84,12 @@ static int reserve_one(prof_hist *h)
     return 1;
 }
 
+int prof_hist_contains(const prof_hist *h, uint64_t value)
+{
+    uint32_t slot;
+    return find(h, value, &slot) >= 0;
+}
+
 /* New values are appended (out of order when smaller than the last one) and
  * found again through a hash index once there are more than a few, so an
  * add costs O(1) however many distinct values there are; prof_hist_sort()

@@ -9,6 +9,17 @@ enum {
     PROF_MAX_ACTIVATIONS = 64    /* per warp and loop: activations compared for differing trips */
 };
 
+/* Bits set in a lane mask. Written out because without a -mpopcnt target
+ * __builtin_popcount becomes a library call, and the collector counts
+ * lanes on every event. */
+static inline uint32_t prof_popcount(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+    return (v * 0x01010101u) >> 24;
+}
+
 /* Static facts about one instruction, looked up on every event. */
 typedef struct insn_info {
     int32_t block;
@@ -61,8 +72,10 @@ typedef struct warp_func {
     int last_block[32];    /* per lane: block it last entered in this function (-1: none) */
     uint32_t *block_mask;  /* lanes that executed each block */
     uint32_t *edge_mask;   /* lanes that took each edge */
-    uint32_t *iter;        /* nloops x 32: current 0-based iteration */
+    int64_t *iter;         /* nloops x 32: current 0-based iteration (address features) */
     uint32_t *in_loop;     /* per loop: lanes inside an activation */
+    uint8_t *iter_uniform; /* per loop: every lane in in_loop has iteration iter_value */
+    int64_t *iter_value;
     uint32_t *activation;  /* nloops x 32: activations each lane has finished */
     uint32_t *act_min, *act_max; /* nloops x PROF_MAX_ACTIVATIONS: trip range per activation number */
 } warp_func;
@@ -84,8 +97,7 @@ struct mb_profile {
     uint32_t nfuncs_module;
     warp_state *warps;
     uint32_t nwarps;
-    int64_t *features;    /* scratch: 32 lanes x features */
-    int64_t *tid_table;   /* nwarps x 32 x 3: tid.x, tid.y, tid.z of each lane */
+    int64_t *tid_table;   /* per warp: 32 tid.x, 32 tid.y, 32 tid.z, lane-indexed columns */
     uint64_t epoch;       /* one per CTA */
     mb_dim3 cta;
     int have_cta;
