@@ -9,17 +9,6 @@ enum {
     PROF_MAX_ACTIVATIONS = 64    /* per warp and loop: activations compared for differing trips */
 };
 
-/* Bits set in a lane mask. Written out because without a -mpopcnt target
- * __builtin_popcount becomes a library call, and the collector counts
- * lanes on every event. */
-static inline uint32_t prof_popcount(uint32_t v)
-{
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
-    return (v * 0x01010101u) >> 24;
-}
-
 /* Static facts about one instruction, looked up on every event. */
 typedef struct insn_info {
     int32_t block;

@@ -96,6 +96,7 @@ __extension__ typedef unsigned __int128 u128;
 #define PM_STRIDE_CAP 4096
 #define PM_STRIDE_BIAS ((uint64_t)1 << 62)
 #define PM_STRIDE_OTHER UINT64_MAX
+#define PM_STRIDE_DIRECT 512 /* scattered lane strides in [-512, 512] bytes: counted in a table */
 #define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
 #define PM_LT_EMPTY UINT64_MAX
 #define PM_MAXCOL 16 /* 1 + at most 15 features (prof_mem_result.coef[16]) */
@@ -257,6 +258,13 @@ struct prof_mem {
     uint64_t *lt_key, *lt_last; /* line table: (space, line) -> last request */
     uint32_t lt_bits, lt_count;
 
+    /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
+     * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
+     * allocated on the first request without a constant stride */
+    uint64_t *sd_count;
+    uint8_t *sd_state;
+    uint64_t sd_other;
+
     pm_memo memo;
     pm_affine aff;
 };
@@ -378,6 +386,8 @@ void prof_mem_free(prof_mem *pm)
     free(pm->lt_key);
     free(pm->lt_last);
     free(pm->memo.line);
+    free(pm->sd_count);
+    free(pm->sd_state);
     free(pm);
 }
 
@@ -452,6 +462,64 @@ static inline int stride_add(prof_mem *pm, uint64_t diff, uint64_t count)
     if (pm->memo.recording)
         memo_record_stride(&pm->memo, bucket, count);
     return 1;
+}
+
+/* The lane strides of a request without a constant stride. Small strides
+ * (the data-dependent indices into one array that make strides scatter)
+ * are counted in a table, the rest through stride_add. */
+static int strides_scattered(prof_mem *pm, const uint64_t *a, uint32_t n)
+{
+    const uint64_t span = 2 * PM_STRIDE_DIRECT;
+    if (!pm->sd_count) {
+        pm->sd_count = calloc(span + 1, sizeof(uint64_t));
+        pm->sd_state = calloc(span + 1, 1);
+        if (!pm->sd_count || !pm->sd_state) {
+            free(pm->sd_count);
+            free(pm->sd_state);
+            pm->sd_count = NULL;
+            pm->sd_state = NULL;
+        }
+    }
+    prof_hist *h = &pm->res.lane_stride;
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t diff = a[k] - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
+        if (slot > span || !pm->sd_count) {
+            if (!stride_add(pm, diff, 1))
+                return 0;
+            continue;
+        }
+        const uint64_t v = diff + PM_STRIDE_BIAS;
+        uint8_t state = pm->sd_state[slot];
+        if (state == 0) { /* the same decision stride_add makes */
+            uint64_t bucket = h->n >= PM_STRIDE_CAP && !prof_hist_contains(h, v) ? PM_STRIDE_OTHER : v;
+            if (!prof_hist_add(h, bucket, 0))
+                return 0;
+            state = pm->sd_state[slot] = bucket == v ? 1 : 2;
+        }
+        if (state == 1)
+            pm->sd_count[slot]++;
+        else
+            pm->sd_other++;
+        if (pm->memo.recording)
+            memo_record_stride(&pm->memo, state == 1 ? v : PM_STRIDE_OTHER, 1);
+    }
+    return 1;
+}
+
+/* Moves the table's counts to the histogram (every bucket is there). */
+static void strides_drain(prof_mem *pm)
+{
+    prof_hist *h = &pm->res.lane_stride;
+    if (pm->sd_count)
+        for (uint64_t slot = 0; slot <= 2 * PM_STRIDE_DIRECT; slot++)
+            if (pm->sd_count[slot]) {
+                (void)prof_hist_add(h, slot - PM_STRIDE_DIRECT + PM_STRIDE_BIAS, pm->sd_count[slot]);
+                pm->sd_count[slot] = 0;
+            }
+    if (pm->sd_other) {
+        (void)prof_hist_add(h, PM_STRIDE_OTHER, pm->sd_other);
+        pm->sd_other = 0;
+    }
 }
 
 /* Moves the direct counts to the histogram (every value is already there,
@@ -549,6 +617,43 @@ static uint32_t units_monotone(prof_mem *pm, const uint64_t *a, uint32_t n, long
     return nl;
 }
 
+/* Bits s..e (e < 64) of a word. */
+static inline uint64_t bit_range(uint64_t s, uint64_t e)
+{
+    return (uint64_t)((2ull << e) - (1ull << s)); /* wraps to the right mask for e == 63 */
+}
+
+/*
+ * Sectors and lines of accesses in any order whose sectors all lie within
+ * 64 consecutive sectors: a bitmap instead of a sort. Writes the distinct
+ * lines in increasing order to pm->lines. 0 when the range is wider.
+ */
+static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off,
+                             uint64_t *sectors, uint64_t *nlines)
+{
+    const unsigned ss = pm->sec_sh, ls = pm->line_sh;
+    uint64_t lo = a[0], hi = a[0];
+    for (uint32_t i = 1; i < n; i++) {
+        lo = a[i] < lo ? a[i] : lo;
+        hi = a[i] > hi ? a[i] : hi;
+    }
+    const uint64_t s0 = lo >> ss, l0 = lo >> ls;
+    if ((end_of(hi, off) >> ss) - s0 >= 64 || (end_of(hi, off) >> ls) - l0 >= 64)
+        return 0;
+    uint64_t sbits = 0, lbits = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t e = end_of(a[i], off);
+        sbits |= bit_range((a[i] >> ss) - s0, (e >> ss) - s0);
+        lbits |= bit_range((a[i] >> ls) - l0, (e >> ls) - l0);
+    }
+    *sectors = prof_popcount64(sbits);
+    uint32_t k = 0;
+    for (; lbits; lbits &= lbits - 1)
+        pm->lines[k++] = l0 + (uint64_t)__builtin_ctzll(lbits);
+    *nlines = k;
+    return 1;
+}
+
 /* ------------------------------------------------------- cc 1.x rules */
 
 static uint64_t cc10_half(const prof_mem_request *req, const uint64_t *a, uint32_t b, uint32_t e,
@@ -582,6 +687,18 @@ static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned se
             return active; /* every thread in its own segment */
         uint64_t s0 = a[b] >> seg_sh, s1 = a[e - 1] >> seg_sh;
         return (s0 > s1 ? s0 - s1 : s1 - s0) + 1;
+    }
+    uint64_t lo = a[b] >> seg_sh, hi = lo;
+    for (uint32_t i = b + 1; i < e; i++) {
+        uint64_t g = a[i] >> seg_sh;
+        lo = g < lo ? g : lo;
+        hi = g > hi ? g : hi;
+    }
+    if (hi - lo < 64) { /* distinct segments through a bitmap */
+        uint64_t bits = 0;
+        for (uint32_t i = b; i < e; i++)
+            bits |= 1ull << ((a[i] >> seg_sh) - lo);
+        return prof_popcount64(bits);
     }
     uint64_t seg[16];
     uint32_t k = 0;
@@ -1490,10 +1607,8 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
-        } else {
-            for (uint32_t k = 1; k < n; k++)
-                if (!stride_add(pm, a[k] - a[k - 1], 1))
-                    return 0;
+        } else if (!strides_scattered(pm, a, n)) {
+            return 0;
         }
     }
     const int neg = (int64_t)d < 0;
@@ -1523,7 +1638,7 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
             }
             if (asc || desc) {
                 nlines = units_monotone(pm, a, n, asc ? 1 : -1, off, &nsec);
-            } else {
+            } else if (!units_small_range(pm, a, n, off, &nsec, &nlines)) {
                 if (!grow_u64(&pm->tmp, &pm->tmp_cap, n))
                     return 0;
                 memcpy(pm->tmp, a, (size_t)n * sizeof(uint64_t));
@@ -1578,6 +1693,7 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     prof_mem_result *res = &pm->res;
     memo_flush(pm);
     stride_flush(pm);
+    strides_drain(pm);
     drain(pm->d_sectors, PM_DIRECT, &res->sectors);
     drain(pm->d_lines, PM_DIRECT, &res->lines);
     drain(pm->d_cc10, PM_DIRECT, &res->cc10_transactions);

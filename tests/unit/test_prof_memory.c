@@ -691,6 +691,114 @@ static void test_random_crosscheck(void **state)
     }
 }
 
+/* A small exact multiset for expected histograms. */
+typedef struct expect_hist {
+    uint64_t value[4096], count[4096];
+    uint32_t n;
+} expect_hist;
+
+static void expect_add(expect_hist *e, uint64_t v, uint64_t c)
+{
+    for (uint32_t i = 0; i < e->n; i++)
+        if (e->value[i] == v) {
+            e->count[i] += c;
+            return;
+        }
+    assert_true(e->n < 4096);
+    e->value[e->n] = v;
+    e->count[e->n++] = c;
+}
+
+static void expect_equal(const expect_hist *e, const prof_hist *h)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        if (hget(h, e->value[i]) != e->count[i])
+            fprintf(stderr, "value %llu: got %llu want %llu\n", (unsigned long long)e->value[i],
+                    (unsigned long long)hget(h, e->value[i]), (unsigned long long)e->count[i]);
+        assert_int_equal(hget(h, e->value[i]), e->count[i]);
+        total += e->count[i];
+    }
+    assert_int_equal(h->total, total);
+}
+
+/* Requests of one shape repeated at translated addresses (which the
+ * statistics may count once and multiply) and at other offsets, mixed with
+ * other shapes: every statistic equals the sum of the per-request reference
+ * values, and the footprint is the number of distinct lines. */
+static void test_repeated_shapes(void **state)
+{
+    (void)state;
+    static expect_hist sectors, lines, cc10, cc12, banks, strides;
+    static uint64_t seen[32 * 8 * 64 * 4];
+    uint64_t a[32], b[32], pa[32];
+    uint8_t lanes[32], plane[32];
+    for (int iter = 0; iter < 300; iter++) {
+        memset(&sectors, 0, sizeof(sectors));
+        memset(&lines, 0, sizeof(lines));
+        memset(&cc10, 0, sizeof(cc10));
+        memset(&cc12, 0, sizeof(cc12));
+        memset(&banks, 0, sizeof(banks));
+        memset(&strides, 0, sizeof(strides));
+        uint32_t nseen = 0;
+        const mb_space space = rnd() % 2 ? MB_SPACE_SHARED : MB_SPACE_GLOBAL;
+        prof_mem *pm = mk(0);
+        uint32_t n, bytes, pn, pbytes;
+        random_pattern(a, lanes, &n, &bytes);
+        random_pattern(pa, plane, &pn, &pbytes);
+        for (int k = 0; k < 24; k++) {
+            const uint64_t *x = a;
+            const uint8_t *xl = lanes;
+            uint32_t xn = n, xbytes = bytes;
+            uint64_t shift = (rnd() % 64) * 256; /* the same shape, aligned alike */
+            if (rnd() % 5 == 0)
+                shift = rnd() % 300; /* the same differences, aligned differently */
+            if (rnd() % 6 == 0) {     /* another shape in between */
+                x = pa;
+                xl = plane;
+                xn = pn;
+                xbytes = pbytes;
+            }
+            for (uint32_t i = 0; i < xn; i++)
+                b[i] = x[i] + shift;
+            prof_mem_request rq = {.lanes = xn,
+                                   .addrs = b,
+                                   .lane_index = xl,
+                                   .access_bytes = xbytes,
+                                   .space = space};
+            assert_int_equal(prof_mem_add(pm, &rq), 1);
+            if (space == MB_SPACE_SHARED) {
+                expect_add(&banks, ref_bank(b, xn, xbytes, 32), 1);
+            } else {
+                expect_add(&sectors, ref_units(b, xn, xbytes, 32), 1);
+                expect_add(&lines, ref_units(b, xn, xbytes, 128), 1);
+                expect_add(&cc10, ref_cc10(b, xl, xn, xbytes), 1);
+                expect_add(&cc12, ref_cc12(b, xl, xn, xbytes), 1);
+            }
+            for (uint32_t i = 1; i < xn; i++)
+                expect_add(&strides, b[i] - b[i - 1] + BIAS, 1);
+            for (uint32_t i = 0; i < xn; i++)
+                for (uint64_t l = b[i] / 128; l <= (b[i] + xbytes - 1) / 128; l++) {
+                    uint32_t j = 0;
+                    while (j < nseen && seen[j] != l)
+                        j++;
+                    if (j == nseen)
+                        seen[nseen++] = l;
+                }
+        }
+        const prof_mem_result *r = prof_mem_finish(pm);
+        assert_int_equal(r->requests, 24);
+        expect_equal(&sectors, &r->sectors);
+        expect_equal(&lines, &r->lines);
+        expect_equal(&cc10, &r->cc10_transactions);
+        expect_equal(&cc12, &r->cc12_transactions);
+        expect_equal(&banks, &r->bank_degree);
+        expect_equal(&strides, &r->lane_stride);
+        assert_int_equal(r->footprint_lines, nseen);
+        prof_mem_free(pm);
+    }
+}
+
 /* --------------------------------------- strides, footprint, reuse */
 
 static void test_stride_histogram(void **state)
@@ -725,6 +833,34 @@ static void test_stride_histogram(void **state)
     assert_int_equal(r->lane_stride.total, 5000);
     assert_int_equal(hget(&r->lane_stride, UINT64_MAX), 5000 - 4096);
     assert_int_equal(hget(&r->lane_stride, BIAS + 4 * 4095), 1);
+    prof_mem_free(pm);
+
+    /* Past the cap, a stride seen before keeps its own bucket and a new one
+     * goes to UINT64_MAX, whether it arrives as a constant stride or among
+     * scattered ones (small scattered strides are counted in a table), and
+     * whatever order the values were first seen in. */
+    pm = mk(0);
+    uint64_t eight[2] = {0x1000, 0x1008};
+    add(pm, eight, 2, 4, MB_SPACE_GLOBAL);
+    for (uint64_t s = 0; s < 4200; s++) {
+        uint64_t two[2] = {0x100000, 0x100000 + 4 * (6000 - s)}; /* decreasing strides */
+        add(pm, two, 2, 4, MB_SPACE_GLOBAL);
+    }
+    uint64_t mixed[4] = {0x2000, 0x2008, 0x2014, 0x2014 + 4000}; /* 8 seen, 12 and 4000 new */
+    add(pm, mixed, 4, 4, MB_SPACE_GLOBAL);
+    add(pm, mixed, 4, 4, MB_SPACE_GLOBAL);
+    add(pm, eight, 2, 4, MB_SPACE_GLOBAL);
+    uint64_t seen_early[2] = {0x3000, 0x3000 + 4 * 5990};
+    add(pm, seen_early, 2, 4, MB_SPACE_GLOBAL);
+    r = prof_mem_finish(pm);
+    assert_int_equal(r->lane_stride.n, 4097);
+    assert_int_equal(hget(&r->lane_stride, BIAS + 8), 1 + 2 + 1);
+    assert_int_equal(hget(&r->lane_stride, BIAS + 12), 0);
+    assert_int_equal(hget(&r->lane_stride, BIAS + 4 * 5990), 2);
+    assert_int_equal(hget(&r->lane_stride, BIAS + 4000), 0);
+    /* 4200 - 4095 constant strides past the cap, then 12 and 4000 twice */
+    assert_int_equal(hget(&r->lane_stride, UINT64_MAX), 4200 - 4095 + 4);
+    assert_int_equal(r->lane_stride.total, 1 + 4200 + 6 + 1 + 1);
     prof_mem_free(pm);
 }
 
@@ -1361,6 +1497,7 @@ int main(void)
         cmocka_unit_test(test_misaligned),        cmocka_unit_test(test_wide_words),
         cmocka_unit_test(test_partial_warps),     cmocka_unit_test(test_divergent_lanes),
         cmocka_unit_test(test_bank_conflicts),    cmocka_unit_test(test_random_crosscheck),
+        cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
