@@ -84,6 +84,7 @@
 #include <gsl/gsl_vector.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,16 +172,20 @@ typedef struct pm_affine {
     uint32_t nf;   /* features per lane */
     uint32_t ncol; /* nf + 1 */
     uint32_t n;    /* stored samples == rank */
+    uint32_t pivot_mask;
+    i128 c0;                  /* exact constant term */
+    int64_t coef[PM_MAXCOL];  /* coef[0] unused here (c0 is exact) */
+    uint32_t uniform_mask; /* features evaluated from lane 0 only */
+
+    /* From here on, everything is written before it is read (rows < n;
+     * the compiled check once the state is AFF_OK), so prof_mem_new()
+     * leaves it uninitialised: a profile makes thousands of these. */
     int64_t sx[PM_MAXCOL][PM_MAXCOL];
     uint64_t sy[PM_MAXCOL];
     int64_t rref[PM_MAXCOL][PM_MAXCOL];
     uint8_t pivot[PM_MAXCOL];
-    uint32_t pivot_mask;
-    i128 c0;                  /* exact constant term */
-    int64_t coef[PM_MAXCOL];  /* coef[0] unused here (c0 is exact) */
 
     /* compiled fast check (feature indices, i.e. column - 1) */
-    uint32_t uniform_mask; /* features evaluated from lane 0 only */
     uint32_t npu, npl;     /* prediction terms: uniform, lane */
     uint8_t pu_idx[PM_MAXCOL], pl_idx[PM_MAXCOL];
     uint64_t pu_coef[PM_MAXCOL], pl_coef[PM_MAXCOL];
@@ -342,9 +347,13 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
         c.nfeatures = cfg->nfeatures;
     }
     unsigned bank_count_sh;
-    prof_mem *pm = calloc(1, sizeof(*pm));
+    /* the affine model must stay last: its tail is not cleared (see pm_affine) */
+    _Static_assert(offsetof(prof_mem, aff) + sizeof(pm_affine) == sizeof(prof_mem),
+                   "pm_affine is the last member of prof_mem");
+    prof_mem *pm = malloc(sizeof(*pm));
     if (!pm)
         return NULL;
+    memset(pm, 0, offsetof(prof_mem, aff) + offsetof(pm_affine, sx));
     if (!log2_exact(c.sector_bytes, &pm->sec_sh) || !log2_exact(c.line_bytes, &pm->line_sh) ||
         !log2_exact(c.bank_bytes, &pm->bank_sh) || !log2_exact(c.banks, &bank_count_sh)) {
         free(pm); /* sizes must be powers of two */
@@ -786,6 +795,43 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
     *deg = 1;
     return 1;
 conflict:;
+    /* distinct words through a bitmap when they span at most 4096 words */
+    uint64_t wlo = UINT64_MAX, whi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
+        wlo = w0 < wlo ? w0 : wlo;
+        whi = w1 > whi ? w1 : whi;
+    }
+    if (whi - wlo < 4096) {
+        uint64_t bits[64];
+        const size_t nwords = (size_t)((whi - wlo) >> 6) + 1;
+        memset(bits, 0, nwords * sizeof(uint64_t));
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
+            for (uint64_t w = w0;; w++) {
+                uint64_t pos = w - wlo;
+                bits[pos >> 6] |= 1ull << (pos & 63);
+                if (w == w1)
+                    break;
+            }
+        }
+        gen = ++pm->bank_gen;
+        if (gen == 0) {
+            memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
+            gen = pm->bank_gen = 1;
+        }
+        uint64_t best = 0;
+        for (size_t j = 0; j < nwords; j++)
+            for (uint64_t m = bits[j]; m; m &= m - 1) {
+                uint64_t b = (wlo + j * 64 + (uint64_t)__builtin_ctzll(m)) & bmask;
+                uint64_t c = pm->bank_stamp[b] == gen ? pm->bank_word[b] + 1 : 1;
+                pm->bank_stamp[b] = gen;
+                pm->bank_word[b] = c; /* a per-bank count under this generation */
+                best = c > best ? c : best;
+            }
+        *deg = best;
+        return 1;
+    }
     /* a lane covers at most off / wbytes + 2 words */
     size_t need = (size_t)n * ((off >> bs) + 2);
     if (!grow_u64(&pm->tmp, &pm->tmp_cap, need))
