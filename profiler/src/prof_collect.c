@@ -369,9 +369,11 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
     int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
     if (prof_mem_needs_features(pm)) {
         const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
-        cols[0] = tids;
-        cols[1] = tids + 32;
-        cols[2] = tids + 64;
+        const uint8_t *same = p->tid_uniform + (size_t)ev->warp * 3;
+        for (uint32_t k = 0; k < 3; k++) { /* e.g. tid.z of a 2D block: one value per warp */
+            cols[k] = same[k] ? NULL : tids + 32 * k;
+            uniform[k] = tids[32 * k];
+        }
         cols[3] = cols[4] = cols[5] = NULL;
         uniform[3] = ev->ctaid.x;
         uniform[4] = ev->ctaid.y;
@@ -468,12 +470,26 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
     p->tid_table = calloc((size_t)p->nwarps * 96, sizeof(int64_t));
     if (!p->func_slot || !p->funcs || !p->warps || !p->tid_table)
         st = nomem(err);
+    p->tid_uniform = calloc((size_t)p->nwarps * 3 + 1, 1);
+    if (st == MB_OK && !p->tid_uniform)
+        st = nomem(err);
     for (uint32_t t = 0; st == MB_OK && t < p->nwarps * 32; t++) {
         int64_t *cols = p->tid_table + (size_t)(t / 32) * 96 + t % 32;
         cols[0] = t % b.x;
         cols[32] = (t / b.x) % b.y;
         cols[64] = t / (b.x * b.y);
     }
+    /* which thread-id columns are constant over a warp (lanes past the
+     * block's last thread never execute, so they do not count) */
+    const uint32_t nthreads = b.x * b.y * b.z;
+    for (uint32_t w = 0; st == MB_OK && w < p->nwarps; w++)
+        for (uint32_t k = 0; k < 3; k++) {
+            const int64_t *col = p->tid_table + (size_t)w * 96 + 32 * k;
+            uint8_t same = 1;
+            for (uint32_t l = 1; l < 32 && w * 32 + l < nthreads; l++)
+                same &= col[l] == col[0];
+            p->tid_uniform[w * 3 + k] = same;
+        }
     /* the kernel first, then the other functions with bodies in module order */
     uint32_t kernel = (uint32_t)(cfg->kernel - m->funcs);
     for (uint32_t pass = 0; pass < 2 && st == MB_OK; pass++)
@@ -564,6 +580,7 @@ void mb_profile_free(mb_profile *p)
     free(p->func_slot);
     free(p->warps);
     free(p->tid_table);
+    free(p->tid_uniform);
     free(p);
 }
 

@@ -87,6 +87,7 @@ struct mb_profile {
     warp_state *warps;
     uint32_t nwarps;
     int64_t *tid_table;   /* per warp: 32 tid.x, 32 tid.y, 32 tid.z, lane-indexed columns */
+    uint8_t *tid_uniform; /* per warp and thread-id column: the same in every thread of the warp */
     uint64_t epoch;       /* one per CTA */
     mb_dim3 cta;
     int have_cta;
