@@ -12,6 +12,9 @@
 #ifndef MINIBENCH_CUDA_PRELUDE_H
 #define MINIBENCH_CUDA_PRELUDE_H
 
+/* A system header: no warnings from it, and inspection skips what it declares. */
+#pragma clang system_header
+
 /* Like CUDA's own headers, pull in the C library's math first: the device
  * overloads below are declared beside its host functions. */
 #include <math.h>

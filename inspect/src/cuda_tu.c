@@ -117,6 +117,7 @@ mb_status cuda_tu_parse(cuda_tu *ctu, const char *name, const char *text, size_t
         return mb_error_set(err, MB_ERR_PARSE, name, 0, 0, "%s while parsing (code %d)",
                             parse_error_name(code), (int)code);
     }
+    ctu->main_file = clang_getFile(ctu->tu, name);
     return MB_OK;
 }
 
@@ -125,14 +126,15 @@ int cuda_tu_location(const cuda_tu *ctu, CXSourceLocation loc, char *file, size_
 {
     CXFile cxfile = NULL;
     unsigned l = 0, c = 0;
-    clang_getExpansionLocation(loc, &cxfile, &l, &c, NULL);
+    clang_getFileLocation(loc, &cxfile, &l, &c, NULL);
     *line = l > INT_MAX ? 0 : (int)l;
     *col = c > INT_MAX ? 0 : (int)c;
     if (file_size)
         file[0] = '\0';
     if (!cxfile)
         return 0;
-    int in_main = clang_Location_isFromMainFile(loc) != 0;
+    int in_main = ctu->main_file ? clang_File_isEqual(cxfile, ctu->main_file) != 0
+                                 : clang_Location_isFromMainFile(loc) != 0;
     if (in_main) {
         snprintf(file, file_size, "%s", ctu->name);
     } else {
@@ -142,6 +144,25 @@ int cuda_tu_location(const cuda_tu *ctu, CXSourceLocation loc, char *file, size_
         clang_disposeString(s);
     }
     return in_main;
+}
+
+const char *cuda_tu_file_text(const cuda_tu *ctu, CXSourceLocation loc, size_t *offset, size_t *size,
+                              CXFile *file)
+{
+    CXFile cxfile = NULL;
+    unsigned off = 0;
+    clang_getFileLocation(loc, &cxfile, NULL, NULL, &off);
+    if (!cxfile)
+        return NULL;
+    size_t len = 0;
+    const char *text = clang_getFileContents(ctu->tu, cxfile, &len);
+    if (!text || off > len)
+        return NULL;
+    *offset = off;
+    *size = len;
+    if (file)
+        *file = cxfile;
+    return text;
 }
 
 mb_status cuda_tu_first_error(const cuda_tu *ctu, mb_error *err)

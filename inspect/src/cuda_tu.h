@@ -14,6 +14,7 @@ typedef struct cuda_tu {
     CXIndex index;
     CXTranslationUnit tu;
     const char *name; /* the main file's name, as the caller gave it */
+    CXFile main_file;
 } cuda_tu;
 
 /*
@@ -30,11 +31,17 @@ mb_status cuda_tu_parse(cuda_tu *ctu, const char *name, const char *text, size_t
  * with the first one (MB_ERR_PARSE) and returns that status. */
 mb_status cuda_tu_first_error(const cuda_tu *ctu, mb_error *err);
 
-/* Where `loc` is, after macro expansion: the file name (the caller's `name`
- * for the main file, "" when there is no file), line and column (1-based,
- * 0 when unknown). Returns 1 when the location is in the main file. */
+/* Where `loc` is in a file: inside a macro argument, where the argument was
+ * written; inside a macro body, where the macro was used. Gives the file name
+ * (the caller's `name` for the main file, "" when there is no file), line and
+ * column (1-based, 0 when unknown). Returns 1 when the place is in the main file. */
 int cuda_tu_location(const cuda_tu *ctu, CXSourceLocation loc, char *file, size_t file_size,
                      int *line, int *col);
+
+/* The text of the file `loc` lies in (through macros as cuda_tu_location does), the
+ * byte offset of `loc` in it and its length; NULL when there is none. */
+const char *cuda_tu_file_text(const cuda_tu *ctu, CXSourceLocation loc, size_t *offset, size_t *size,
+                              CXFile *file);
 
 /* Releases the unit. Safe on a zeroed or already disposed cuda_tu. */
 void cuda_tu_dispose(cuda_tu *ctu);
