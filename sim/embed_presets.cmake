@@ -1,0 +1,21 @@
+# Writes the preset configs (sim/configs/*.config) into a C file as string
+# literals, so `--config conf3` works from any working directory.
+# Run as: cmake -DOUT=file.c -DDIR=sim/configs -P embed_presets.cmake
+file(GLOB CONFIGS ${DIR}/*.config)
+list(SORT CONFIGS)
+set(text "/* Generated from sim/configs/ by sim/embed_presets.cmake; do not edit. */\n")
+string(APPEND text "typedef struct sim_preset { const char *name; const char *text; } sim_preset;\n")
+string(APPEND text "extern const sim_preset sim_presets[];\n")
+set(table "const sim_preset sim_presets[] = {\n")
+set(i 0)
+foreach(f ${CONFIGS})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND text "static const char preset_${i}[] = {${bytes}0};\n")
+  string(APPEND table "    {\"${name}\", preset_${i}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND table "    {0, 0}};\n")
+file(WRITE ${OUT}.tmp "${text}${table}")
+file(RENAME ${OUT}.tmp ${OUT})
