@@ -1,6 +1,7 @@
 /* minibench run: execute a PTX file's launches functionally. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_cudart.h"
 
 #include <minibench/profiler.h>
 
@@ -13,6 +14,7 @@
 
 static const char run_help[] =
     "Usage: minibench run FILE.ptx --launch L.json [options]\n"
+    "       minibench run [options] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs the launches of a launch manifest on the functional SIMT executor, in order,\n"
     "sharing the manifest's buffers, and reports threads, warp instructions, thread\n"
@@ -31,7 +33,44 @@ static const char run_help[] =
     "\n"
     "A fault in the simulated program (out-of-bounds or misaligned access, barrier\n"
     "divergence or deadlock, trap, instruction budget) is reported with the kernel,\n"
-    "block, thread, PTX line and address; the run stops, writes no output and exits 1.\n";
+    "block, thread, PTX line and address; the run stops, writes no output and exits 1.\n"
+    "\n"
+    "With '-- PROGRAM ARGS', runs an unmodified CUDA program built with\n"
+    "'nvcc -cudart shared' on minibench's libcudart.so.13: every kernel runs on the\n"
+    "executor, the program's output is its own, and the exit status is the\n"
+    "program's (docs/cudart.md). Options of this form:\n"
+    "  --ptx FILE          use this PTX instead of the program's fat binaries\n"
+    "  --threads N         run CTAs on N host threads (default 1)\n"
+    "  --max-insts N       fault a launch after N warp instructions\n"
+    "  --verbose           one line per launch on standard error\n"
+    "  --preload           also put the library in LD_PRELOAD (programs with an RPATH)\n";
+
+
+/* minibench run [options] -- PROGRAM ARGS: the program on our CUDA runtime. */
+static int run_program(int argc, char **argv, char **cmd)
+{
+    const char *prog = "minibench run";
+    const char *ptx = NULL, *threads_s = NULL, *max_s = NULL, *verbose = NULL, *preload = NULL;
+    cli_option opts[] = {{"--ptx", NULL, 1, &ptx},
+                         {"--threads", NULL, 1, &threads_s},
+                         {"--max-insts", NULL, 1, &max_s},
+                         {"--verbose", NULL, 0, &verbose},
+                         {"--preload", NULL, 0, &preload}};
+    int npos = 0;
+    int rc = cli_parse(prog, argc, argv, opts, sizeof(opts) / sizeof(opts[0]), NULL, 0, &npos,
+                       run_help);
+    if (rc != 0)
+        return rc < 0 ? MB_EXIT_OK : rc;
+    uint64_t v = 0;
+    if ((threads_s && !cli_parse_number(prog, "--threads", threads_s, 1, 1024, &v)) ||
+        (max_s && !cli_parse_number(prog, "--max-insts", max_s, 1, UINT64_MAX, &v)))
+        return MB_EXIT_USAGE;
+    const char *names[] = {"MINIBENCH_CUDART_MODE", "MINIBENCH_CUDART_PTX",
+                           "MINIBENCH_CUDART_THREADS", "MINIBENCH_CUDART_MAX_INSTS",
+                           "MINIBENCH_CUDART_VERBOSE"};
+    const char *values[] = {"run", ptx, threads_s, max_s, verbose ? "1" : NULL};
+    return cli_cudart_exec(prog, cmd, names, values, 5, preload != NULL);
+}
 
 static double now_seconds(void)
 {
@@ -42,6 +81,9 @@ static double now_seconds(void)
 
 int cmd_run(int argc, char **argv)
 {
+    int split = cli_cudart_split(argc, argv);
+    if (split >= 0)
+        return run_program(split, argv, argv + split + 1);
     const char *prog = "minibench run";
     const char *launch = NULL, *output = NULL, *threads_s = NULL, *max_s = NULL, *stack_s = NULL,
                *json = NULL;

@@ -13,6 +13,7 @@ packages=(
   libjansson-dev                     # JSON
   libcmocka-dev                      # unit tests
   libgsl-dev                         # numerics
+  libzstd-dev liblz4-dev             # compressed device code in fat binaries (cudart)
   valgrind                           # instruction counts for benchmarks
 )
 

@@ -12,6 +12,7 @@ typedef struct allocation {
     uint64_t size;
     uint8_t *host;
     char *name;
+    int external; /* host memory mapped by mb_memory_map_host(): not ours to free */
 } allocation;
 
 struct mb_memory {
@@ -39,7 +40,8 @@ void mb_memory_free(mb_memory *mem)
     if (!mem)
         return;
     for (size_t i = 0; i < mem->nallocs; i++) {
-        free(mem->allocs[i].host);
+        if (!mem->allocs[i].external)
+            free(mem->allocs[i].host);
         free(mem->allocs[i].name);
     }
     free(mem->allocs);
@@ -71,12 +73,22 @@ mb_status mb_memory_alloc(mb_memory *mem, uint64_t bytes, const char *name, uint
                             "out of host memory allocating %" PRIu64 " bytes for '%s'", bytes, name);
     }
     strcpy(a->name, name);
+    a->external = 0;
     a->base = mem->next;
     a->size = bytes;
     mem->next = (a->base + bytes + GUARD_GAP + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
     mem->used += bytes;
+    /* Host ranges mapped by mb_memory_map_host() may lie above: keep the order. */
+    size_t at = mem->nallocs;
+    while (at > 0 && mem->allocs[at - 1].base > a->base)
+        at--;
+    if (at < mem->nallocs) {
+        allocation fresh = *a;
+        memmove(&mem->allocs[at + 1], &mem->allocs[at], (mem->nallocs - at) * sizeof(allocation));
+        mem->allocs[at] = fresh;
+    }
     mem->nallocs++;
-    *addr = a->base;
+    *addr = mem->allocs[at].base;
     return MB_OK;
 }
 
@@ -276,4 +288,55 @@ uint64_t mb_memory_allocation(const mb_memory *mem, uint64_t addr, uint64_t *siz
     if (name)
         *name = a->name;
     return a->base;
+}
+
+/* -------------------------------------------- runtime hooks (cudart) */
+
+mb_status mb_memory_map_host(mb_memory *mem, void *host, uint64_t bytes, const char *name,
+                             mb_error *err)
+{
+    uint64_t base = (uint64_t)(uintptr_t)host;
+    if (!host || bytes == 0 || base + bytes < base)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "cannot map host range %p of %" PRIu64 " bytes as '%s'", host, bytes,
+                            name);
+    /* The windows of generic addressing are not host memory the device can see. */
+    if (base < MB_LOCAL_WINDOW + MB_WINDOW_SIZE && base + bytes > MB_SHARED_WINDOW)
+        return mb_error_set(err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                            "host range %p of %" PRIu64 " bytes ('%s') overlaps the shared/local "
+                            "windows of generic addressing",
+                            host, bytes, name);
+    const allocation *below = find_below(mem, base + bytes - 1);
+    if (below && below->base + below->size > base)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "host range %p of %" PRIu64 " bytes ('%s') overlaps '%s'", host, bytes,
+                            name, below->name);
+    if (MB_GROW(mem->allocs, mem->cap, mem->nallocs + 1) != MB_OK)
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy)
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    strcpy(copy, name);
+    size_t at = below ? (size_t)(below - mem->allocs) + 1 : 0;
+    memmove(&mem->allocs[at + 1], &mem->allocs[at], (mem->nallocs - at) * sizeof(allocation));
+    mem->allocs[at] = (allocation){base, bytes, host, copy, 1};
+    mem->nallocs++;
+    return MB_OK;
+}
+
+mb_status mb_memory_release(mb_memory *mem, uint64_t addr, mb_error *err)
+{
+    const allocation *a = find_below(mem, addr);
+    if (!a || a->base != addr)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "0x%" PRIx64 " is not the start of an allocation", addr);
+    size_t at = (size_t)(a - mem->allocs);
+    if (!a->external) {
+        free(a->host);
+        mem->used -= a->size;
+    }
+    free(a->name);
+    memmove(&mem->allocs[at], &mem->allocs[at + 1], (mem->nallocs - at - 1) * sizeof(allocation));
+    mem->nallocs--;
+    return MB_OK;
 }

@@ -1134,6 +1134,25 @@ void mb_profile_block_chain(const mb_function *fn, const mb_cfg *cfg, int block,
 /** Base address, size and name of the allocation containing `addr` (0 when none). */
 uint64_t mb_memory_allocation(const mb_memory *mem, uint64_t addr, uint64_t *size, const char **name);
 
+/* ==================================================== CUDA runtime hooks */
+/*
+ * What a CUDA runtime replacement (cudart/) needs beyond launches: host
+ * memory the device sees at the host's own addresses (pinned, mapped and
+ * managed memory), freeing allocations, and texture objects.
+ */
+
+/**
+ * Makes the host range [host, host+bytes) device memory at the same address
+ * (`name` appears in fault reports). The caller keeps ownership of the host
+ * memory and must release the mapping before freeing it. Fails with
+ * MB_ERR_INVALID when the range is empty or overlaps an allocation, and with
+ * MB_ERR_UNSUPPORTED when it overlaps the shared/local generic windows.
+ */
+mb_status mb_memory_map_host(mb_memory *mem, void *host, uint64_t bytes, const char *name,
+                             mb_error *err);
+/** Frees the allocation (or host mapping) starting exactly at `addr`; MB_ERR_INVALID otherwise. */
+mb_status mb_memory_release(mb_memory *mem, uint64_t addr, mb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
