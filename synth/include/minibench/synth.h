@@ -200,6 +200,117 @@ mb_status mb_sprof_compare(const mb_sprof *a, const mb_sprof *b, const mb_compar
  */
 double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r);
 
+/* ---------------------------------------------------------- clone model */
+
+/** The divergence cases of MiniBench section 4.2.2 a clone branch reproduces. */
+typedef enum mb_clone_case {
+#define MB_CLONE_CASE(id, name, paper) id,
+#include <minibench/synth_cases.def>
+#undef MB_CLONE_CASE
+    MB_CLONE_CASE_COUNT
+} mb_clone_case;
+
+/** Short name ("outside-loop first N") and paper reference ("4.2.2 outside-loop"). */
+const char *mb_clone_case_name(mb_clone_case c);
+const char *mb_clone_case_paper(mb_clone_case c);
+
+/** How a clone branch decides (docs/synth.md). */
+typedef enum mb_clone_rule {
+    MB_RULE_CONST,     /**< always one way */
+    MB_RULE_KEY,       /**< key_P(thread) < threshold: first N threads or a lane pattern */
+    MB_RULE_HASH,      /**< (iter * mult + thread hash) < threshold: per-iteration random */
+    MB_RULE_LOOP_BACK, /**< jump point: back while iter < trip */
+    MB_RULE_LOOP_EXIT  /**< exit once iter >= trip */
+} mb_clone_rule;
+
+typedef struct mb_clone_branch {
+    int block;
+    int line;              /**< the original branch's PTX line */
+    mb_clone_case kind;
+    mb_clone_rule rule;
+    int loop;              /**< the loop whose iteration counter it reads, -1 if none */
+    uint32_t lane_period;  /**< P of key_P: 0 = warp-major (global thread order) */
+    uint32_t threshold;
+    uint32_t hash_mult;
+    int true_taken;        /**< the predicate true means the branch is taken */
+    int const_taken;       /**< MB_RULE_CONST: taken or not */
+    double target_taken;   /**< taken fraction the original had */
+} mb_clone_branch;
+
+typedef struct mb_clone_loop {
+    int header;
+    size_t ntrips;
+    uint32_t *trip;        /**< trip values (reduced), ascending thresholds below */
+    uint32_t *trip_from;   /**< trip[j] applies to threads with key >= trip_from[j] */
+    uint32_t lane_period;
+    int controller;        /**< block whose branch governs the trip count, -1 if none */
+} mb_clone_loop;
+
+/** One instruction of the clone, already in PTX syntax pieces. */
+typedef struct mb_clone_insn {
+    const char *guard;     /**< "@%p1", "@!%p1" or NULL */
+    const char *op;        /**< mnemonic with modifiers and types, e.g. "mad.lo.s32" */
+    const char *operands;  /**< operand text, "" when none */
+    int synthetic;         /**< added by the model (not one of the original's chain slots) */
+} mb_clone_insn;
+
+typedef struct mb_clone_block {
+    const char *label;
+    size_t ninsns;
+    mb_clone_insn *insns;
+} mb_clone_block;
+
+/** A shared, global, const or local array of the clone. */
+typedef struct mb_clone_array {
+    const char *name, *space;
+    uint64_t bytes;        /**< 0 with is_extern: the launch's dynamic shared memory */
+    int is_extern;
+    uint32_t align;
+} mb_clone_array;
+
+typedef struct mb_clone_param {
+    const char *name, *type;
+    uint32_t bytes;
+    int is_pointer;
+    const char *buffer;
+    uint64_t buffer_bytes, offset;
+    const char *value;     /**< scalar value as JSON text */
+} mb_clone_param;
+
+/** Register classes of the clone, in declaration order. */
+enum { MB_REG_PRED, MB_REG_B16, MB_REG_B32, MB_REG_B64, MB_REG_F32, MB_REG_F64, MB_REG_CLASSES };
+
+typedef struct mb_clone_model {
+    const char *kernel, *source;
+    double reduction;      /**< 0 means max */
+    uint64_t seed;
+    uint32_t grid[3], block[3];
+    uint64_t dynamic_shared;
+    size_t nparams, narrays, nblocks, nbranches, nloops;
+    mb_clone_param *params;
+    mb_clone_array *arrays;
+    mb_clone_block *blocks;
+    mb_clone_branch *branches;
+    mb_clone_loop *loops;
+    uint32_t nregs[MB_REG_CLASSES];
+    double *expected_ecount;       /**< per block, from the model's own simulation */
+    uint64_t expected_thread_insts;
+    uint64_t original_thread_insts;
+    size_t synthetic_insns, chain_insns; /**< static counts, for the README */
+    mb_arena *arena;
+} mb_clone_model;
+
+/**
+ * Builds the clone model of profile `p` at reduction `reduction` (>= 1, or
+ * 0 for max) with PRNG seed `seed`. Fails with MB_ERR_UNSUPPORTED naming
+ * the block and instruction when the kernel uses something the model does
+ * not reproduce (calls, indirect branches, unknown opcodes).
+ */
+mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_clone_model **out,
+                         mb_error *err);
+
+void mb_clone_free(mb_clone_model *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,210 @@
+/* clone.cu: the clone kernel as CUDA (one asm volatile block) plus a host
+ * program that runs it with buffers of the original's sizes. */
+#include "emit_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *c_type(const mb_clone_param *p)
+{
+    if (p->is_pointer)
+        return "unsigned char *";
+    if (!strcmp(p->type, "f32"))
+        return "float ";
+    if (!strcmp(p->type, "f64"))
+        return "double ";
+    if (p->type[0] == 's')
+        return p->bytes == 8 ? "long long " : p->bytes == 2 ? "short " : "int ";
+    return p->bytes == 8 ? "unsigned long long " : p->bytes == 2 ? "unsigned short " : "unsigned int ";
+}
+
+static const char *constraint(const mb_clone_param *p)
+{
+    if (p->is_pointer || p->bytes == 8)
+        return !strcmp(p->type, "f64") ? "d" : "l";
+    if (!strcmp(p->type, "f32"))
+        return "f";
+    return p->bytes == 2 ? "h" : "r";
+}
+
+static int param_index(const mb_clone_model *m, const char *name, size_t len)
+{
+    for (size_t i = 0; i < m->nparams; i++)
+        if (strlen(m->params[i].name) == len && !memcmp(m->params[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+/* Parameter loads become moves from the asm operands. */
+static int param_move(const mb_clone_model *m, const mb_clone_insn *x, mb_buf *line)
+{
+    if (strncmp(x->op, "ld.param.", 9) != 0)
+        return 0;
+    const char *comma = strchr(x->operands, ','), *lb = strchr(x->operands, '['),
+               *rb = strchr(x->operands, ']');
+    if (!comma || !lb || !rb || rb < lb)
+        return 0;
+    int k = param_index(m, lb + 1, (size_t)(rb - lb - 1));
+    if (k < 0)
+        return 0;
+    int bits = atoi(x->op + 10);
+    unsigned pbits = m->params[k].bytes * 8;
+    if ((unsigned)bits == pbits || (bits == 8 && pbits == 8))
+        mb_buf_printf(line, "mov.b%u %.*s, %%%d;", pbits, (int)(comma - x->operands), x->operands, k);
+    else
+        mb_buf_printf(line, "cvt.u%d.u%u %.*s, %%%d;", bits < 16 ? 16 : bits, pbits,
+                      (int)(comma - x->operands), x->operands, k);
+    return 1;
+}
+
+static void put_asm_line(mb_buf *out, const char *s, int escape_percent)
+{
+    mb_buf_puts(out, "        \"");
+    for (; *s; s++) {
+        if (*s == '%' && escape_percent)
+            mb_buf_putc(out, '%');
+        if (*s == '"' || *s == '\\')
+            mb_buf_putc(out, '\\');
+        mb_buf_putc(out, *s);
+    }
+    mb_buf_puts(out, "\\n\\t\"\n");
+}
+
+static void asm_body(const mb_clone_model *m, mb_buf *out)
+{
+    put_asm_line(out, "{", 1);
+    mb_buf regs = MB_BUF_INIT;
+    emit_ptx_registers(m, &regs, "");
+    for (char *line = regs.data; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        put_asm_line(out, line, 1);
+        line = nl ? nl + 1 : NULL;
+    }
+    mb_buf_free(&regs);
+    for (size_t i = 0; i < m->narrays; i++) {
+        const mb_clone_array *a = &m->arrays[i];
+        char decl[512];
+        /* function-scope shared arrays and local memory live inside the block */
+        if (!strcmp(a->space, "local") || (!strcmp(a->space, "shared") && !a->is_extern && a->name[0] == '_')) {
+            snprintf(decl, sizeof decl, ".%s .align %s .b8 %s[%" PRIu64 "];", a->space,
+                     emit_array_align(a), a->name, a->bytes ? a->bytes : 1);
+            put_asm_line(out, decl, 1);
+        }
+    }
+    for (size_t k = 0; k < m->nblocks; k++) {
+        const mb_clone_block *b = &m->blocks[k];
+        mb_buf line = MB_BUF_INIT;
+        mb_buf_printf(&line, "%s:", b->label);
+        put_asm_line(out, line.data, 1);
+        for (size_t i = 0; i < b->ninsns; i++) {
+            const mb_clone_insn *x = &b->insns[i];
+            mb_buf_reset(&line);
+            mb_buf moved = MB_BUF_INIT;
+            if (param_move(m, x, &moved)) {
+                /* registers need %%, the operand reference %k stays single */
+                mb_buf esc = MB_BUF_INIT;
+                const char *s = moved.data;
+                const char *opnd = strrchr(s, '%');
+                for (const char *q = s; *q; q++) {
+                    if (*q == '%' && q != opnd)
+                        mb_buf_putc(&esc, '%');
+                    mb_buf_putc(&esc, *q);
+                }
+                put_asm_line(out, esc.data, 0);
+                mb_buf_free(&esc);
+            } else {
+                mb_buf_printf(&line, "%s%s%s%s%s;", x->guard ? x->guard : "", x->guard ? " " : "",
+                              x->op, x->operands[0] ? " " : "", x->operands);
+                put_asm_line(out, line.data, 1);
+            }
+            mb_buf_free(&moved);
+        }
+        mb_buf_free(&line);
+    }
+    put_asm_line(out, "}", 1);
+}
+
+mb_status mb_emit_cuda(const mb_clone_model *m, mb_buf *out, mb_error *err)
+{
+    emit_vars v;
+    memset(&v, 0, sizeof(v));
+    mb_buf *arrays = emit_var_buf(&v, "CUDA_ARRAYS");
+    for (size_t i = 0; i < m->narrays; i++) {
+        const mb_clone_array *a = &m->arrays[i];
+        if (a->is_extern)
+            mb_buf_printf(arrays, "extern __shared__ __align__(16) unsigned char %s[];\n", a->name);
+        else if (!strcmp(a->space, "global"))
+            mb_buf_printf(arrays, "__device__ __align__(16) unsigned char %s[%" PRIu64 "];\n",
+                          a->name, a->bytes ? a->bytes : 1);
+        else if (!strcmp(a->space, "const"))
+            mb_buf_printf(arrays, "__constant__ __align__(16) unsigned char %s[%" PRIu64 "];\n",
+                          a->name, a->bytes ? a->bytes : 1);
+        else if (!strcmp(a->space, "shared") && a->name[0] != '_')
+            mb_buf_printf(arrays, "__shared__ __align__(16) unsigned char %s[%" PRIu64 "];\n",
+                          a->name, a->bytes ? a->bytes : 1);
+    }
+    mb_buf *cparams = emit_var_buf(&v, "CUDA_PARAMS");
+    mb_buf *operands = emit_var_buf(&v, "ASM_OPERANDS");
+    for (size_t i = 0; i < m->nparams; i++) {
+        mb_buf_printf(cparams, "%s%sp%zu", i ? ", " : "", c_type(&m->params[i]), i);
+        mb_buf_printf(operands, "%s\"%s\"(p%zu)", i ? ", " : "", constraint(&m->params[i]), i);
+    }
+    if (m->nparams == 0)
+        mb_buf_puts(cparams, "void");
+    /* module arrays referenced only inside the asm: keep them alive */
+    size_t nop = m->nparams;
+    for (size_t i = 0; i < m->narrays; i++) {
+        const mb_clone_array *a = &m->arrays[i];
+        if (a->is_extern || !strcmp(a->space, "global") || !strcmp(a->space, "const") ||
+            (!strcmp(a->space, "shared") && a->name[0] != '_'))
+            mb_buf_printf(operands, "%s\"l\"(%s)", nop++ ? ", " : "", a->name);
+    }
+    if (nop == 0)
+        mb_buf_puts(operands, "\"r\"(0)");
+    asm_body(m, emit_var_buf(&v, "ASM_BODY"));
+    mb_buf *host = emit_var_buf(&v, "HOST_BUFFERS");
+    mb_buf *hfree = emit_var_buf(&v, "HOST_FREE");
+    mb_buf *args = emit_var_buf(&v, "LAUNCH_ARGS");
+    for (size_t i = 0; i < m->nparams; i++) {
+        const mb_clone_param *p = &m->params[i];
+        int first = 1;
+        for (size_t k = 0; k < i; k++)
+            if (m->params[k].is_pointer && p->is_pointer && !strcmp(m->params[k].buffer, p->buffer))
+                first = 0;
+        if (p->is_pointer && first) {
+            mb_buf_printf(host,
+                          "    // buffer '%s' of the original: %" PRIu64 " bytes\n"
+                          "    unsigned char *d_%zu = NULL;\n"
+                          "    {\n"
+                          "        size_t bytes = %" PRIu64 "u;\n"
+                          "        unsigned char *h = (unsigned char *)malloc(bytes);\n"
+                          "        if (!h) { fprintf(stderr, \"out of host memory\\n\"); return 1; }\n"
+                          "        for (size_t i = 0; i < bytes; i++)\n"
+                          "            h[i] = (unsigned char)((i * 2654435761u) >> 24);\n"
+                          "        CHECK(cudaMalloc(&d_%zu, bytes));\n"
+                          "        CHECK(cudaMemcpy(d_%zu, h, bytes, cudaMemcpyHostToDevice));\n"
+                          "        free(h);\n"
+                          "    }\n",
+                          p->buffer, p->buffer_bytes, i, p->buffer_bytes, i, i);
+            mb_buf_printf(hfree, "    CHECK(cudaFree(d_%zu));\n", i);
+        }
+        size_t owner = i;
+        for (size_t k = 0; k < i && p->is_pointer; k++)
+            if (m->params[k].is_pointer && !strcmp(m->params[k].buffer, p->buffer)) {
+                owner = k;
+                break;
+            }
+        if (p->is_pointer)
+            mb_buf_printf(args, "%sd_%zu + %" PRIu64, i ? ", " : "", owner, p->offset);
+        else
+            mb_buf_printf(args, "%s(%s)%s", i ? ", " : "", c_type(p), p->value ? p->value : "0");
+    }
+    char dyn[32];
+    snprintf(dyn, sizeof dyn, "%" PRIu64, m->dynamic_shared);
+    mb_status st = emit_fill(m, "clone.cu", &v, out, err);
+    emit_vars_free(&v);
+    return st;
+}

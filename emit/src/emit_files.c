@@ -1,0 +1,157 @@
+/* launch.json, Makefile, README.md and the clone directory. */
+#define _POSIX_C_SOURCE 200809L
+#include "emit_internal.h"
+
+#include <minibench/inspect.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+mb_status mb_emit_launch(const mb_clone_model *m, mb_buf *out, mb_error *err)
+{
+    json_t *root = json_object(), *buffers = json_object(), *launches = json_array(),
+           *launch = json_object(), *args = json_array();
+    char red[32];
+    emit_reduction(m, red, sizeof red);
+    char desc[512];
+    snprintf(desc, sizeof desc, "clone of %s (reduction %s, seed %" PRIu64 ")", m->kernel, red,
+             m->seed);
+    json_object_set_new(root, "description", json_string(desc));
+    for (size_t i = 0; i < m->nparams; i++) {
+        const mb_clone_param *p = &m->params[i];
+        if (p->is_pointer) {
+            if (!json_object_get(buffers, p->buffer))
+                json_object_set_new(buffers, p->buffer,
+                                    json_pack("{s:s, s:I, s:{s:s, s:i}}", "type", "b8", "bytes",
+                                              (json_int_t)p->buffer_bytes, "init", "kind",
+                                              "random", "seed", (int)(m->seed % 1000000 + 1)));
+            json_array_append_new(args, p->offset ? json_pack("{s:s, s:I}", "buffer", p->buffer,
+                                                              "offset", (json_int_t)p->offset)
+                                                  : json_string(p->buffer));
+        } else {
+            json_t *v = p->value ? json_loads(p->value, JSON_DECODE_ANY, NULL) : NULL;
+            if (!v)
+                v = json_integer(0);
+            if (p->bytes > 8 || !strcmp(p->type, "b8")) {
+                json_t *bytes = json_array();
+                for (uint32_t k = 0; k < p->bytes; k++)
+                    json_array_append_new(bytes, json_integer(0));
+                json_decref(v);
+                v = json_pack("{s:o}", "bytes", bytes);
+            }
+            json_array_append_new(args, v);
+        }
+    }
+    json_object_set_new(launch, "kernel", json_string(m->kernel));
+    json_object_set_new(launch, "grid", json_pack("[I,I,I]", (json_int_t)m->grid[0],
+                                                  (json_int_t)m->grid[1], (json_int_t)m->grid[2]));
+    json_object_set_new(launch, "block", json_pack("[I,I,I]", (json_int_t)m->block[0],
+                                                   (json_int_t)m->block[1], (json_int_t)m->block[2]));
+    if (m->dynamic_shared)
+        json_object_set_new(launch, "dynamic_shared", json_integer((json_int_t)m->dynamic_shared));
+    json_object_set_new(launch, "args", args);
+    json_array_append_new(launches, launch);
+    json_object_set_new(root, "buffers", buffers);
+    json_object_set_new(root, "launches", launches);
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!s)
+        return mb_error_set(err, MB_ERR_NOMEM, "launch.json", 0, 0, "out of memory");
+    mb_buf_puts(out, s);
+    mb_buf_putc(out, '\n');
+    free(s);
+    return out->failed ? mb_error_set(err, MB_ERR_NOMEM, "launch.json", 0, 0, "out of memory") : MB_OK;
+}
+
+mb_status mb_emit_makefile(const mb_clone_model *m, mb_buf *out, mb_error *err)
+{
+    emit_vars v;
+    memset(&v, 0, sizeof(v));
+    mb_status st = emit_fill(m, "Makefile", &v, out, err);
+    emit_vars_free(&v);
+    return st;
+}
+
+mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
+{
+    emit_vars v;
+    memset(&v, 0, sizeof(v));
+    char insts[32], orig[32], chain[32], synth[32];
+    snprintf(insts, sizeof insts, "%" PRIu64, m->expected_thread_insts);
+    snprintf(orig, sizeof orig, "%" PRIu64, m->original_thread_insts);
+    snprintf(chain, sizeof chain, "%zu", m->chain_insns);
+    snprintf(synth, sizeof synth, "%zu", m->synthetic_insns);
+    emit_var(&v, "EXPECTED_INSTS", insts);
+    emit_var(&v, "ORIGINAL_INSTS", orig);
+    emit_var(&v, "CHAIN_INSNS", chain);
+    emit_var(&v, "SYNTHETIC_INSNS", synth);
+    mb_buf *blocks = emit_var_buf(&v, "EXPECTED_BLOCKS");
+    mb_buf_puts(blocks, "| block | label | expected ECount |\n|---|---|---|\n");
+    for (size_t k = 0; k < m->nblocks; k++)
+        mb_buf_printf(blocks, "| %zu | `%s` | %.0f |\n", k, m->blocks[k].label,
+                      m->expected_ecount[k]);
+    mb_buf *cases = emit_var_buf(&v, "BRANCH_CASES");
+    mb_buf_puts(cases, "| block | original line | case | rule |\n|---|---|---|---|\n");
+    static const char *const rules[] = {"constant", "key threshold", "per-iteration hash",
+                                        "jump point: iter < trip", "exit: iter >= trip"};
+    for (size_t i = 0; i < m->nbranches; i++) {
+        const mb_clone_branch *b = &m->branches[i];
+        mb_buf_printf(cases, "| %d | %d | %s | %s", b->block, b->line, mb_clone_case_name(b->kind),
+                      rules[b->rule]);
+        if (b->rule == MB_RULE_KEY)
+            mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
+        mb_buf_puts(cases, " |\n");
+    }
+    mb_status st = emit_fill(m, "README.md", &v, out, err);
+    emit_vars_free(&v);
+    return st;
+}
+
+static mb_status ensure_dir(const char *dir, mb_error *err)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+        struct stat sb;
+        if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return MB_OK;
+    }
+    return mb_error_set(err, MB_ERR_IO, dir, 0, 0, "cannot create the output directory: %s",
+                        strerror(errno ? errno : ENOTDIR));
+}
+
+mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *err)
+{
+    static const char *const names[] = {"clone.ptx", "clone.cu", "launch.json", "Makefile",
+                                        "README.md"};
+    mb_buf text[5] = {MB_BUF_INIT, MB_BUF_INIT, MB_BUF_INIT, MB_BUF_INIT, MB_BUF_INIT};
+    mb_status st = mb_emit_ptx(m, &text[0], err);
+    if (st == MB_OK)
+        st = mb_emit_cuda(m, &text[1], err);
+    if (st == MB_OK)
+        st = mb_cuda_check_syntax("clone.cu", text[1].data, text[1].len, err);
+    if (st == MB_OK)
+        st = mb_emit_launch(m, &text[2], err);
+    if (st == MB_OK)
+        st = mb_emit_makefile(m, &text[3], err);
+    if (st == MB_OK)
+        st = mb_emit_readme(m, &text[4], err);
+    if (st == MB_OK)
+        st = ensure_dir(dir, err);
+    for (int i = 0; i < 5 && st == MB_OK; i++) {
+        size_t n = strlen(dir) + strlen(names[i]) + 2;
+        char *path = malloc(n);
+        if (!path) {
+            st = mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
+            break;
+        }
+        snprintf(path, n, "%s/%s", dir, names[i]);
+        st = mb_write_file_atomic(path, text[i].data ? text[i].data : "", text[i].len, err);
+        free(path);
+    }
+    for (int i = 0; i < 5; i++)
+        mb_buf_free(&text[i]);
+    return st;
+}

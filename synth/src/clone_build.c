@@ -1,0 +1,189 @@
+/* mb_clone_build: from a loaded profile to the clone model. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The host simulation keeps a few words per thread. */
+#define CLONE_MAX_THREADS (UINT32_C(1) << 24)
+
+static mb_status setup_threads(ctx *c)
+{
+    const mb_sprof *p = c->p;
+    if (p->threads == 0 || p->threads > CLONE_MAX_THREADS)
+        return mb_error_set(c->err, MB_ERR_LIMIT, p->path ? p->path : "", 0, 0,
+                            "%llu threads: the clone model handles 1 to %u",
+                            (unsigned long long)p->threads, CLONE_MAX_THREADS);
+    c->nthreads = (uint32_t)p->threads;
+    c->tpc = p->block[0] * p->block[1] * p->block[2];
+    c->wpc = (c->tpc + 31) / 32;
+    c->kf = malloc(c->nthreads * sizeof(uint32_t));
+    for (int d = 0; d < 3; d++) {
+        c->tid[d] = malloc(c->nthreads * sizeof(uint32_t));
+        c->cta[d] = malloc(c->nthreads * sizeof(uint32_t));
+        if (!c->tid[d] || !c->cta[d])
+            return cx_nomem(c);
+    }
+    if (!c->kf)
+        return cx_nomem(c);
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        uint32_t cta = t / c->tpc, ltid = t % c->tpc;
+        c->tid[0][t] = ltid % p->block[0];
+        c->tid[1][t] = ltid / p->block[0] % p->block[1];
+        c->tid[2][t] = ltid / (p->block[0] * p->block[1]);
+        c->cta[0][t] = cta % p->grid[0];
+        c->cta[1][t] = cta / p->grid[0] % p->grid[1];
+        c->cta[2][t] = cta / (p->grid[0] * p->grid[1]);
+        c->kf[t] = (cta * c->wpc + ltid / 32) * 32 + ltid % 32;
+    }
+    return MB_OK;
+}
+
+static mb_status setup_model(ctx *c, double reduction, uint64_t seed)
+{
+    const mb_sprof *p = c->p;
+    mb_clone_model *m = c->m;
+    m->kernel = mb_arena_strdup(c->A, p->kernel);
+    m->source = mb_arena_strdup(c->A, p->path ? p->path : p->kernel);
+    m->reduction = reduction;
+    m->seed = seed;
+    memcpy(m->grid, p->grid, sizeof m->grid);
+    memcpy(m->block, p->block, sizeof m->block);
+    m->dynamic_shared = p->dynamic_shared;
+    m->original_thread_insts = p->thread_insts;
+    m->nparams = p->nparams;
+    m->params = mb_arena_alloc(c->A, (p->nparams + 1) * sizeof(*m->params));
+    if (!m->kernel || !m->source || !m->params)
+        return cx_nomem(c);
+    for (size_t i = 0; i < p->nparams; i++) {
+        const mb_sprof_param *q = &p->params[i];
+        mb_clone_param *r = &m->params[i];
+        r->name = q->name;
+        r->type = q->type;
+        r->bytes = q->bytes;
+        r->is_pointer = q->is_pointer;
+        r->buffer = q->buffer;
+        r->buffer_bytes = q->buffer_bytes;
+        r->offset = q->offset;
+        r->value = q->value;
+    }
+    c->nb = c->f->nblocks;
+    c->b = mb_arena_alloc(c->A, c->nb * sizeof(*c->b));
+    if (!c->b)
+        return cx_nomem(c);
+    for (size_t k = 0; k < c->nb; k++) {
+        const mb_sprof_block *sb = &c->f->blocks[k];
+        blk *b = &c->b[k];
+        if (sb->nchain == 0)
+            return mb_error_set(c->err, MB_ERR_INVALID, p->path ? p->path : "", 0, 0,
+                                "block %zu (%s) has an empty opcode chain", k, sb->name);
+        b->nslots = sb->nchain;
+        b->slots = mb_arena_alloc(c->A, (sb->nchain + 1) * sizeof(*b->slots));
+        if (!b->slots)
+            return cx_nomem(c);
+        for (size_t i = 0; i < sb->nchain; i++) {
+            b->slots[i].token = sb->chain[i];
+            b->slots[i].dest_class = -1;
+        }
+        b->slots[sb->nchain].token = "";
+        b->slots[sb->nchain].role = SLOT_TERM;
+        b->slots[sb->nchain].dest_class = -1;
+    }
+    return MB_OK;
+}
+
+static void free_ctx(ctx *c)
+{
+    free(c->kf);
+    for (int d = 0; d < 3; d++) {
+        free(c->tid[d]);
+        free(c->cta[d]);
+    }
+    if (c->b)
+        for (size_t k = 0; k < c->nb; k++) {
+            for (size_t i = 0; c->b[k].slots && i <= c->b[k].nslots; i++)
+                free(c->b[k].slots[i].ins);
+            for (size_t i = 0; i < c->b[k].nseqs; i++)
+                free(c->b[k].seqs[i].items);
+            free(c->b[k].seqs);
+        }
+}
+
+mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_clone_model **out,
+                         mb_error *err)
+{
+    *out = NULL;
+    if (reduction != 0 && !(reduction >= 1 && reduction <= 1e9))
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
+                            "reduction factor %g: must be at least 1 (or max)", reduction);
+    mb_clone_model *m = calloc(1, sizeof(*m));
+    if (!m || !(m->arena = mb_arena_new())) {
+        free(m);
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    }
+    ctx c;
+    memset(&c, 0, sizeof(c));
+    c.p = p;
+    c.f = mb_sprof_kernel(p);
+    c.m = m;
+    c.err = err;
+    c.A = m->arena;
+    c.rng = seed ^ UINT64_C(0x6A09E667F3BCC909);
+    c.reduce_num = reduction == 0 ? 0 : (uint32_t)reduction;
+    mb_status st = MB_OK;
+    if (p->nfuncs > 1)
+        st = mb_error_set(err, MB_ERR_UNSUPPORTED, p->path ? p->path : "", 0, 0,
+                          "kernel %s calls %s: calls to device functions are not reproduced by "
+                          "the clone model",
+                          p->kernel, p->funcs[1].name);
+    if (st == MB_OK)
+        st = setup_model(&c, reduction, seed);
+    if (st == MB_OK)
+        st = setup_threads(&c);
+    if (st == MB_OK)
+        st = cx_classify(&c);
+    if (st == MB_OK)
+        st = cx_plan_memory(&c);
+    if (st == MB_OK)
+        st = cx_calibrate(&c);
+    double *ecount = calloc(c.nb + 1, sizeof(double));
+    if (st == MB_OK && !ecount)
+        st = cx_nomem(&c);
+    if (st == MB_OK) {
+        sim_watch w;
+        memset(&w, 0, sizeof(w));
+        w.branch_block = w.loop = -1;
+        w.ranges = 1;
+        st = cx_simulate(&c, &w, ecount);
+    }
+    if (st == MB_OK)
+        st = cx_finish_memory(&c);
+    if (st == MB_OK)
+        st = cx_assemble(&c);
+    if (st == MB_OK) {
+        m->expected_ecount = mb_arena_alloc(c.A, (c.nb + 1) * sizeof(double));
+        if (!m->expected_ecount)
+            st = cx_nomem(&c);
+        else
+            for (size_t k = 0; k < c.nb; k++) {
+                m->expected_ecount[k] = ecount[k];
+                m->expected_thread_insts += (uint64_t)ecount[k] * m->blocks[k].ninsns;
+            }
+    }
+    free(ecount);
+    free_ctx(&c);
+    if (st != MB_OK) {
+        mb_clone_free(m);
+        return st;
+    }
+    *out = m;
+    return MB_OK;
+}
+
+void mb_clone_free(mb_clone_model *m)
+{
+    if (!m)
+        return;
+    mb_arena_free(m->arena);
+    free(m);
+}

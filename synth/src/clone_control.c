@@ -1,0 +1,327 @@
+/* Control flow of the clone: successors, loops, and the section 4.2.2 case
+ * and decision rule of every conditional branch. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const case_names[] = {
+#define MB_CLONE_CASE(id, name, paper) name,
+#include <minibench/synth_cases.def>
+#undef MB_CLONE_CASE
+};
+static const char *const case_papers[] = {
+#define MB_CLONE_CASE(id, name, paper) paper,
+#include <minibench/synth_cases.def>
+#undef MB_CLONE_CASE
+};
+
+const char *mb_clone_case_name(mb_clone_case k)
+{
+    return k < MB_CLONE_CASE_COUNT ? case_names[k] : "?";
+}
+
+const char *mb_clone_case_paper(mb_clone_case k)
+{
+    return k < MB_CLONE_CASE_COUNT ? case_papers[k] : "?";
+}
+
+uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period)
+{
+    return period ? c->kf[t] & (period * 32 - 1) : c->kf[t];
+}
+
+uint32_t cx_trip(const ctx *c, int loop, uint32_t t)
+{
+    const mb_clone_loop *l = &c->m->loops[loop];
+    if (l->ntrips == 0)
+        return 1;
+    uint32_t key = cx_key(c, t, l->lane_period), trip = l->trip[0];
+    for (size_t j = 1; j < l->ntrips; j++)
+        if (key >= l->trip_from[j])
+            trip = l->trip[j];
+    return trip;
+}
+
+/* Lane period P (a power of two) whose key makes about `fraction` of warps
+ * mixed: key_P repeats every P warps, and a threshold inside one period
+ * splits one warp in P. 0 means warp-major order (a single boundary). */
+static uint32_t lane_period(const ctx *c, double fraction, uint64_t warp_execs)
+{
+    uint32_t total_warps = c->nthreads / 32 + (c->nthreads % 32 != 0);
+    if (fraction <= 0 || warp_execs == 0 || fraction * (double)warp_execs < 1.5)
+        return 0;
+    double want = 1.0 / fraction;
+    uint32_t p = 1;
+    while (p < 1u << 20 && (double)p * 1.4142 < want)
+        p *= 2;
+    return p >= total_warps ? 0 : p;
+}
+
+static int is_back_edge(const ctx *c, int from, int to)
+{
+    for (size_t i = 0; i < c->f->nedges; i++)
+        if (c->f->edges[i].from == from && c->f->edges[i].to == to)
+            return c->f->edges[i].back;
+    return 0;
+}
+
+static uint64_t edge_count(const ctx *c, int from, int to)
+{
+    for (size_t i = 0; i < c->f->nedges; i++)
+        if (c->f->edges[i].from == from && c->f->edges[i].to == to)
+            return c->f->edges[i].count;
+    return 0;
+}
+
+static mb_status unsupported(ctx *c, int block, const char *what)
+{
+    return mb_error_set(c->err, MB_ERR_UNSUPPORTED, c->p->path ? c->p->path : "", 0, 0,
+                        "kernel %s, block %d (%s): %s is not reproduced by the clone model",
+                        c->p->kernel, block, c->f->blocks[block].name, what);
+}
+
+static mb_status successors(ctx *c)
+{
+    const mb_sprof_func *f = c->f;
+    for (size_t i = 0; i < f->nedges; i++) {
+        blk *b = &c->b[f->edges[i].from];
+        if (b->nsucc >= 2)
+            return unsupported(c, f->edges[i].from, "a block with more than two successors (brx.idx)");
+        b->succ[b->nsucc++] = f->edges[i].to;
+    }
+    for (size_t i = 0; i < f->nbranches; i++) {
+        blk *b = &c->b[f->branches[i].block];
+        b->cond = 1;
+    }
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        const mb_sprof_block *sb = &f->blocks[k];
+        const char *last = sb->nchain ? sb->chain[sb->nchain - 1] : "";
+        b->branch = -1;
+        b->fall = b->taken = -1;
+        b->term = strcmp(last, "bra") == 0 ? TERM_BRA
+                  : strcmp(last, "ret") == 0 || strcmp(last, "exit") == 0 ? TERM_RET
+                                                                          : TERM_NONE;
+        if (b->term == TERM_RET) {
+            if (b->nsucc)
+                return unsupported(c, (int)k, "a conditional return");
+            continue;
+        }
+        if (b->term == TERM_NONE) {
+            if (b->nsucc != 1 || b->succ[0] != (int)k + 1)
+                return unsupported(c, (int)k, "a block without terminator that does not fall through");
+            b->fall = (int)k + 1;
+            continue;
+        }
+        if (b->nsucc == 0)
+            return unsupported(c, (int)k, "a branch without successors");
+        if (!b->cond) {
+            if (b->nsucc != 1)
+                return unsupported(c, (int)k, "an unconditional branch with two successors");
+            b->taken = b->succ[0];
+            continue;
+        }
+        if (b->nsucc == 1) {
+            b->fall = b->taken = b->succ[0];
+        } else if (b->succ[0] == (int)k + 1 || b->succ[1] == (int)k + 1) {
+            b->fall = (int)k + 1;
+            b->taken = b->succ[0] == (int)k + 1 ? b->succ[1] : b->succ[0];
+        } else {
+            return unsupported(c, (int)k, "a conditional branch without fall-through successor");
+        }
+    }
+    for (size_t i = 0; i < c->f->nblocks; i++)
+        if (!strcmp(c->f->blocks[i].chain[0] ? c->f->blocks[i].chain[0] : "", "call"))
+            return unsupported(c, (int)i, "a call");
+    return MB_OK;
+}
+
+static mb_status loops(ctx *c)
+{
+    const mb_sprof_func *f = c->f;
+    c->nloops = f->nloops;
+    c->in_loop = mb_arena_alloc(c->A, (f->nloops + 1) * sizeof(*c->in_loop));
+    c->loop_of_header = mb_arena_alloc(c->A, c->nb * sizeof(int));
+    c->m->loops = mb_arena_alloc(c->A, (f->nloops + 1) * sizeof(*c->m->loops));
+    if (!c->in_loop || !c->loop_of_header || !c->m->loops)
+        return cx_nomem(c);
+    c->m->nloops = f->nloops;
+    for (size_t k = 0; k < c->nb; k++)
+        c->loop_of_header[k] = -1;
+    for (size_t l = 0; l < f->nloops; l++) {
+        if (!(c->in_loop[l] = mb_arena_alloc(c->A, c->nb)))
+            return cx_nomem(c);
+        for (size_t k = 0; k < f->loops[l].nblocks; k++)
+            c->in_loop[l][f->loops[l].blocks[k]] = 1;
+        c->loop_of_header[f->loops[l].header] = (int)l;
+        c->m->loops[l].header = f->loops[l].header;
+        c->m->loops[l].controller = -1;
+        if (f->loops[l].header == 0)
+            return unsupported(c, 0, "a loop whose header is the entry block");
+    }
+    return MB_OK;
+}
+
+static int in_loop(const ctx *c, int l, int block)
+{
+    return l >= 0 && block >= 0 && c->in_loop[l][block];
+}
+
+static const mb_sprof_branch *branch_of(const ctx *c, int block)
+{
+    for (size_t i = 0; i < c->f->nbranches; i++)
+        if (c->f->branches[i].block == block)
+            return &c->f->branches[i];
+    return NULL;
+}
+
+/* The block whose branch governs loop l's trip count: the jump point with
+ * the most exits, else the exiting block with the most exits. */
+static void choose_controllers(ctx *c)
+{
+    for (size_t l = 0; l < c->nloops; l++) {
+        int best = -1, best_back = 0;
+        uint64_t best_exits = 0;
+        for (size_t k = 0; k < c->nb; k++) {
+            const blk *b = &c->b[k];
+            if (!b->cond || cx_block_loop(c, (int)k) != (int)l || b->nsucc != 2)
+                continue;
+            int header = c->f->loops[l].header;
+            int back = -1, exit = -1;
+            for (int s = 0; s < 2; s++) {
+                if (b->succ[s] == header && is_back_edge(c, (int)k, header))
+                    back = b->succ[s];
+                else if (!in_loop(c, (int)l, b->succ[s]))
+                    exit = b->succ[s];
+            }
+            if (exit < 0)
+                continue;
+            uint64_t exits = edge_count(c, (int)k, exit);
+            int is_back = back >= 0;
+            if (exits == 0)
+                continue;
+            if (best < 0 || (is_back && !best_back) ||
+                (is_back == best_back && exits > best_exits)) {
+                best = (int)k;
+                best_back = is_back;
+                best_exits = exits;
+            }
+        }
+        c->m->loops[l].controller = best;
+    }
+}
+
+static mb_clone_case const_case(const ctx *c, int block, int taken)
+{
+    int l = cx_block_loop(c, block);
+    if (l < 0)
+        return MB_CASE_UNIFORM;
+    const blk *b = &c->b[block];
+    int target = taken ? b->taken : b->fall;
+    if (c->loop_of_header[block] == l)
+        return MB_CASE_TARGET_SAME;
+    if (target == c->f->loops[l].header && is_back_edge(c, block, target))
+        return MB_CASE_JUMP_ALL;
+    return MB_CASE_UNIFORM;
+}
+
+mb_status cx_classify(ctx *c)
+{
+    mb_status st = successors(c);
+    if (st == MB_OK)
+        st = loops(c);
+    if (st != MB_OK)
+        return st;
+    choose_controllers(c);
+    mb_clone_model *m = c->m;
+    m->branches = mb_arena_alloc(c->A, (c->f->nbranches + 1) * sizeof(*m->branches));
+    if (!m->branches)
+        return cx_nomem(c);
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        if (!b->cond)
+            continue;
+        const mb_sprof_branch *br = branch_of(c, (int)k);
+        mb_clone_branch *cb = &m->branches[m->nbranches];
+        memset(cb, 0, sizeof(*cb));
+        b->branch = (int)m->nbranches++;
+        cb->block = (int)k;
+        cb->line = br->line;
+        cb->loop = cx_block_loop(c, (int)k);
+        cb->true_taken = 1;
+        uint64_t total = br->taken + br->not_taken;
+        cb->target_taken = total ? (double)br->taken / (double)total : 0;
+        int l = cb->loop;
+        int controller = l >= 0 && m->loops[l].controller == (int)k;
+        if (b->fall == b->taken || br->taken == 0 || br->not_taken == 0 || (l >= 0 && !controller && m->loops[l].controller < 0 && c->f->loops[l].activations == 0)) {
+            cb->rule = MB_RULE_CONST;
+            cb->const_taken = br->taken > 0 || b->fall == b->taken;
+            cb->kind = const_case(c, (int)k, cb->const_taken);
+            cb->loop = -1;
+            continue;
+        }
+        if (controller) {
+            int header = c->f->loops[l].header;
+            int back_taken = b->taken == header && is_back_edge(c, (int)k, header);
+            int back_fall = b->fall == header && is_back_edge(c, (int)k, header);
+            size_t ntrips = c->f->loops[l].trips.n;
+            if (back_taken || back_fall) {
+                /* predicate: iter < trip means "jump back" */
+                cb->rule = MB_RULE_LOOP_BACK;
+                cb->true_taken = back_taken;
+                cb->kind = strcmp(c->f->loops[l].kind, "self") == 0 ? MB_CASE_SELF_LOOP
+                           : ntrips > 1                            ? MB_CASE_JUMP_FIRST_N
+                                                                   : MB_CASE_JUMP_ALL;
+            } else {
+                /* predicate: iter >= trip means "leave" */
+                cb->rule = MB_RULE_LOOP_EXIT;
+                cb->true_taken = !in_loop(c, l, b->taken);
+                cb->kind = c->loop_of_header[k] == l
+                               ? (ntrips > 1 ? MB_CASE_TARGET_ITERATIONS : MB_CASE_TARGET_SAME)
+                               : MB_CASE_INSIDE_THREAD;
+            }
+            continue;
+        }
+        if (l >= 0 && strcmp(br->condition, "data-dependent") == 0) {
+            cb->rule = MB_RULE_HASH;
+            cb->kind = MB_CASE_TARGET_RANDOM;
+            cb->hash_mult = (uint32_t)(cx_rand(c) | 1);
+            continue;
+        }
+        cb->rule = MB_RULE_KEY;
+        cb->true_taken = 0;
+        cb->lane_period = lane_period(c, br->divergence_fraction, br->warp_execs);
+        if (l < 0)
+            cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
+        else
+            cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
+        cb->loop = -1;
+    }
+    /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i) */
+    for (size_t l = 0; l < c->nloops; l++) {
+        mb_clone_loop *cl = &m->loops[l];
+        const mb_sprof_loop *sl = &c->f->loops[l];
+        cl->lane_period = lane_period(c,
+                                      sl->warp_activations ? (double)sl->warp_activations_differing /
+                                                                 (double)sl->warp_activations
+                                                           : 0,
+                                      sl->warp_activations);
+        cl->trip = mb_arena_alloc(c->A, (sl->trips.n + 1) * sizeof(uint32_t));
+        cl->trip_from = mb_arena_alloc(c->A, (sl->trips.n + 1) * sizeof(uint32_t));
+        if (!cl->trip || !cl->trip_from)
+            return cx_nomem(c);
+        for (size_t j = 0; j < sl->trips.n; j++) {
+            int64_t t = sl->trips.key[j];
+            uint64_t r = c->reduce_num;
+            uint64_t v = r == 0 ? 1 : (uint64_t)(t > 0 ? t : 1) / r;
+            if (v < 1)
+                v = 1;
+            if (v > 0x7fffffff)
+                v = 0x7fffffff;
+            if (cl->ntrips == 0 || cl->trip[cl->ntrips - 1] != (uint32_t)v)
+                cl->trip[cl->ntrips++] = (uint32_t)v;
+        }
+    }
+    return MB_OK;
+}

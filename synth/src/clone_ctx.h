@@ -1,0 +1,139 @@
+/* The clone builder's working state, shared by the clone_*.c sources. */
+#ifndef MB_CLONE_CTX_H
+#define MB_CLONE_CTX_H
+
+#include "synth_internal.h"
+
+#include <stdint.h>
+
+/* An instruction the model needs: op, operands, and its chain token for
+ * matching against the original's filler slots. */
+typedef struct need {
+    const char *op, *operands, *token;
+} need;
+
+/* A run of needs that must execute in order before slot `deadline`. */
+typedef struct need_seq {
+    need *items;
+    size_t n, cap;
+    size_t deadline;
+} need_seq;
+
+enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM };
+
+typedef struct slot {
+    const char *token;
+    int role;
+    int mem;                /* memory record index for SLOT_MEM */
+    const char *guard, *op, *operands;
+    int dest_class;         /* register class written, -1 if none */
+    const char *dest;       /* register written */
+    /* instructions inserted before this slot */
+    need *ins;
+    size_t nins, ins_cap;
+} slot;
+
+enum { TERM_NONE, TERM_BRA, TERM_RET };
+
+typedef struct blk {
+    slot *slots;
+    size_t nslots;          /* chain length; slots[nslots] collects end insertions */
+    int term;               /* TERM_* of the last chain instruction */
+    int cond;               /* has a conditional branch record */
+    int branch;             /* index into model->branches, -1 */
+    int fall, taken;        /* successors: fall-through and branch target (-1 none) */
+    int nsucc;
+    int succ[2];
+    need_seq *seqs;         /* sequences in placement order */
+    size_t nseqs, seqs_cap;
+    int idom;
+} blk;
+
+/* A value computed once per thread (or per loop activation) and placed at
+ * the dominator of its users, hoisted out of loops. */
+typedef struct memplan {
+    int kind;               /* PLAN_* */
+    int mem;                /* memory record */
+    int array;              /* clone array for shared/local/global variables, -1 */
+    int param;              /* pointer parameter, -1 */
+    const char *tbase;      /* thread base address register (b64 or b32) */
+    int is64;
+    int64_t offset;         /* immediate offset in the address operand */
+    size_t nloop_terms;
+    int loop_term_loop[8];
+    int64_t loop_term_coef[8];
+    int64_t lo, hi;         /* simulated absolute address range (affine) */
+    int seen;
+} memplan;
+
+enum { PLAN_AFFINE, PLAN_PATTERN };
+
+typedef struct ctx {
+    const mb_sprof *p;
+    const mb_sprof_func *f;
+    mb_clone_model *m;
+    mb_error *err;
+    mb_arena *A;
+    size_t nb;
+    blk *b;
+    size_t nloops;
+    unsigned char **in_loop;  /* in_loop[l][block] */
+    int *loop_of_header;      /* block -> loop whose header it is, -1 */
+    /* threads */
+    uint32_t nthreads, tpc, wpc;
+    uint32_t *kf;             /* per thread: warp-major key (gwarp * 32 + lane) */
+    uint32_t *tid[3], *cta[3];
+    /* registers of the per-thread values */
+    const char *r_kf, *r_hash, *r_coord[6];
+    const char *r_key[32];    /* per log2(P)+1 index; [0] = kf */
+    const char **r_iter, **r_trip, **r_pbase, **r_gbase;
+    uint64_t rng;
+    memplan *plans;           /* one per memory record */
+    int64_t *param_start;     /* estimated buffer start per parameter */
+    uint32_t reduce_num;      /* reduction factor, 0 = max */
+    struct {
+        char key[256];
+        const char *reg;
+    } offsets[64];            /* thread offsets already computed, by block and terms */
+    size_t noffsets;
+} ctx;
+
+/* clone_util.c */
+const char *cx_fmt(ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
+const char *cx_reg(ctx *c, int cls);
+const char *cx_token_of(ctx *c, const char *op);
+int cx_class_of_type(const char *type);
+uint64_t cx_rand(ctx *c);
+mb_status cx_nomem(ctx *c);
+mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands);
+need_seq *cx_block_seq(ctx *c, int block, size_t deadline);
+int cx_block_loop(const ctx *c, int block);
+
+/* clone_control.c */
+mb_status cx_classify(ctx *c);
+uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_trip(const ctx *c, int loop, uint32_t t);
+
+/* clone_sim.c */
+typedef struct sim_watch {
+    int branch_block;         /* count executions of this block's branch per thread */
+    uint64_t *per_thread;
+    uint32_t *hashes;         /* hash values of those executions (HASH rule) */
+    size_t nhashes, hashes_cap;
+    int loop;                 /* count activations of this loop per thread */
+    uint64_t *activations;
+    int ranges;               /* record memplan address ranges */
+} sim_watch;
+mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
+mb_status cx_calibrate(ctx *c);
+
+/* clone_memory.c */
+mb_status cx_plan_memory(ctx *c);
+mb_status cx_finish_memory(ctx *c);
+int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const uint32_t *iter);
+
+/* clone_insns.c */
+mb_status cx_assemble(ctx *c);
+mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s);
+
+#endif

@@ -1,0 +1,205 @@
+/* Filler instructions: each of the original's chain slots that the model
+ * does not need keeps its opcode and types, with a synthetic dataflow whose
+ * dependence distances are drawn from the block's profiled histogram. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Splits "add.s32" into opcode "add" and up to three types. */
+typedef struct token_parts {
+    char opcode[32];
+    char type[3][8];
+    int ntypes;
+} token_parts;
+
+static void split_token(const char *tok, token_parts *t)
+{
+    memset(t, 0, sizeof(*t));
+    const char *dot = strchr(tok, '.');
+    size_t n = dot ? (size_t)(dot - tok) : strlen(tok);
+    if (n >= sizeof t->opcode)
+        n = sizeof t->opcode - 1;
+    memcpy(t->opcode, tok, n);
+    while (dot && t->ntypes < 3) {
+        const char *q = dot + 1;
+        dot = strchr(q, '.');
+        size_t m = dot ? (size_t)(dot - q) : strlen(q);
+        if (m >= sizeof t->type[0])
+            m = sizeof t->type[0] - 1;
+        memcpy(t->type[t->ntypes], q, m);
+        t->ntypes++;
+    }
+}
+
+static int is_float(const char *t)
+{
+    return t[0] == 'f';
+}
+
+static int is_signed_or_unsigned(const char *t)
+{
+    return t[0] == 's' || t[0] == 'u';
+}
+
+static int type_bits(const char *t)
+{
+    return atoi(t + 1);
+}
+
+/* A register of class `cls` written `d` instructions before slot i, else
+ * the nearest earlier one, else the class's pool register. */
+static const char *source(ctx *c, int block, size_t i, int cls)
+{
+    blk *b = &c->b[block];
+    const mb_hist *h = &c->f->blocks[block].dep_distance;
+    uint64_t total = mb_hist_total(h);
+    size_t d = 1;
+    if (total) {
+        uint64_t r = cx_rand(c) % total;
+        for (size_t k = 0; k < h->n; k++) {
+            if (r < h->count[k]) {
+                d = h->key[k] > 0 ? (size_t)h->key[k] : 1;
+                break;
+            }
+            r -= h->count[k];
+        }
+    }
+    if (d <= i && b->slots[i - d].dest_class == cls && b->slots[i - d].dest)
+        return b->slots[i - d].dest;
+    for (size_t k = i; k-- > 0;)
+        if (b->slots[k].dest_class == cls && b->slots[k].dest)
+            return b->slots[k].dest;
+    static const char *const pool[MB_REG_CLASSES] = {"%p_in", "%rs_in", "%r_in",
+                                                     "%rd_in", "%f_in", "%fd_in"};
+    return pool[cls];
+}
+
+static mb_status set(ctx *c, slot *s, const char *op, const char *operands, int dest_class,
+                     const char *dest)
+{
+    s->op = op;
+    s->operands = operands;
+    s->dest_class = dest_class;
+    s->dest = dest;
+    s->role = SLOT_ASSIGNED;
+    return op && operands ? MB_OK : cx_nomem(c);
+}
+
+mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
+{
+    token_parts t;
+    split_token(token, &t);
+    const char *op = t.opcode, *ty = t.ntypes ? t.type[0] : "";
+    int cls = t.ntypes ? cx_class_of_type(ty) : -1;
+#define SRC(k) source(c, block, i, (k))
+    if (!strcmp(op, "bar"))
+        return set(c, s, "bar.sync", "0", -1, NULL);
+    if (!strcmp(op, "membar") || !strcmp(op, "fence"))
+        return set(c, s, "membar.gl", "", -1, NULL);
+    if (!strcmp(op, "ld") && t.ntypes == 1) {
+        /* a parameter load: the first parameter of the same size */
+        int bits = type_bits(ty) ? type_bits(ty) : 32;
+        const mb_sprof_param *pp = NULL;
+        for (size_t q = 0; q < c->p->nparams && !pp; q++)
+            if (c->p->params[q].bytes * 8 == (uint32_t)bits)
+                pp = &c->p->params[q];
+        if (!pp && c->p->nparams)
+            pp = &c->p->params[0];
+        if (!pp || cls < 0)
+            goto unsupported;
+        const char *d = cx_reg(c, cls);
+        return set(c, s, cx_fmt(c, "ld.param.%s", ty), cx_fmt(c, "%s, [%s]", d, pp->name), cls, d);
+    }
+    if (t.ntypes == 0 || cls < 0)
+        goto unsupported;
+    const char *d = cx_reg(c, cls);
+    if (!strcmp(op, "setp")) {
+        const char *p = cx_reg(c, MB_REG_PRED);
+        return set(c, s, cx_fmt(c, "setp.%s.%s", is_float(ty) ? "lt" : "ne", ty),
+                   cx_fmt(c, "%s, %s, %s", p, SRC(cls), SRC(cls)), MB_REG_PRED, p);
+    }
+    if (!strcmp(op, "selp"))
+        return set(c, s, cx_fmt(c, "selp.%s", ty),
+                   cx_fmt(c, "%s, %s, %s, %s", d, SRC(cls), SRC(cls), SRC(MB_REG_PRED)), cls, d);
+    if (cls == MB_REG_PRED) {
+        if (!strcmp(op, "not"))
+            return set(c, s, "not.pred", cx_fmt(c, "%s, %s", d, SRC(MB_REG_PRED)), cls, d);
+        if (!strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor"))
+            return set(c, s, cx_fmt(c, "%s.pred", op),
+                       cx_fmt(c, "%s, %s, %s", d, SRC(MB_REG_PRED), SRC(MB_REG_PRED)), cls, d);
+        if (!strcmp(op, "vote"))
+            return set(c, s, "vote.sync.any.pred", cx_fmt(c, "%s, %s, -1", d, SRC(MB_REG_PRED)),
+                       cls, d);
+        if (!strcmp(op, "mov"))
+            return set(c, s, "mov.pred", cx_fmt(c, "%s, %s", d, SRC(MB_REG_PRED)), cls, d);
+        goto unsupported;
+    }
+    if (!strcmp(op, "cvt") && t.ntypes == 2) {
+        int scls = cx_class_of_type(t.type[1]);
+        if (scls < 0)
+            goto unsupported;
+        const char *rnd = "";
+        if (is_float(ty) && !is_float(t.type[1]))
+            rnd = ".rn";
+        else if (!is_float(ty) && is_float(t.type[1]))
+            rnd = ".rzi";
+        else if (is_float(ty) && is_float(t.type[1]))
+            rnd = type_bits(ty) < type_bits(t.type[1]) ? ".rn" : type_bits(ty) == type_bits(t.type[1]) ? ".rzi" : "";
+        return set(c, s, cx_fmt(c, "cvt%s.%s.%s", rnd, ty, t.type[1]),
+                   cx_fmt(c, "%s, %s", d, SRC(scls)), cls, d);
+    }
+    if (!strcmp(op, "cvta"))
+        return set(c, s, cx_fmt(c, "cvta.to.global.%s", ty), cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "mov"))
+        return set(c, s, cx_fmt(c, "mov.%s", ty), cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "shfl"))
+        return set(c, s, "shfl.sync.bfly.b32", cx_fmt(c, "%s, %s, 1, 31, -1", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "vote"))
+        return set(c, s, "vote.sync.ballot.b32", cx_fmt(c, "%s, %s, -1", d, SRC(MB_REG_PRED)), cls, d);
+    if (!strcmp(op, "popc") || !strcmp(op, "clz") || !strcmp(op, "brev") || !strcmp(op, "not") ||
+        !strcmp(op, "cnot")) {
+        int scls = cls;
+        if (!strcmp(op, "popc") || !strcmp(op, "clz"))
+            d = cx_reg(c, MB_REG_B32), cls = MB_REG_B32;
+        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(scls)), cls, d);
+    }
+    if (!strcmp(op, "neg") || !strcmp(op, "abs"))
+        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "sqrt") || !strcmp(op, "rcp"))
+        return set(c, s, cx_fmt(c, "%s.%s.%s", op, is_float(ty) && type_bits(ty) == 32 && !strcmp(op, "sqrt") ? "rn" : "rn", ty),
+                   cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "ex2") || !strcmp(op, "lg2") || !strcmp(op, "sin") || !strcmp(op, "cos") ||
+        !strcmp(op, "rsqrt") || !strcmp(op, "tanh"))
+        return set(c, s, cx_fmt(c, "%s.approx.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "shl") || !strcmp(op, "shr"))
+        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s, 1", d, SRC(cls)), cls, d);
+    if (!strcmp(op, "div") || !strcmp(op, "rem")) {
+        if (is_float(ty))
+            return set(c, s, cx_fmt(c, "div.rn.%s", ty),
+                       cx_fmt(c, "%s, %s, %s", d, SRC(cls), SRC(cls)), cls, d);
+        /* an immediate divisor: a register could be zero and fault */
+        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s, 3", d, SRC(cls)), cls, d);
+    }
+    if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "min") || !strcmp(op, "max") ||
+        !strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor") || !strcmp(op, "mul")) {
+        const char *mod = !strcmp(op, "mul") && !is_float(ty) ? ".lo" : "";
+        return set(c, s, cx_fmt(c, "%s%s.%s", op, mod, ty),
+                   cx_fmt(c, "%s, %s, %s", d, SRC(cls), SRC(cls)), cls, d);
+    }
+    if (!strcmp(op, "mad") || !strcmp(op, "fma")) {
+        const char *mod = is_float(ty) ? ".rn" : ".lo";
+        return set(c, s, cx_fmt(c, "%s%s.%s", is_float(ty) ? "fma" : "mad", mod, ty),
+                   cx_fmt(c, "%s, %s, %s, %s", d, SRC(cls), SRC(cls), SRC(cls)), cls, d);
+    }
+    if (!strcmp(op, "copysign") && is_float(ty))
+        return set(c, s, cx_fmt(c, "copysign.%s", ty),
+                   cx_fmt(c, "%s, %s, %s", d, SRC(cls), SRC(cls)), cls, d);
+    if (!strcmp(op, "bfe") && is_signed_or_unsigned(ty))
+        return set(c, s, cx_fmt(c, "bfe.%s", ty), cx_fmt(c, "%s, %s, 1, 2", d, SRC(cls)), cls, d);
+#undef SRC
+unsupported:
+    return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                        "kernel %s, block %d (%s): instruction %zu '%s' has no clone form",
+                        c->p->kernel, block, c->f->blocks[block].name, i, token);
+}

@@ -1,0 +1,889 @@
+/* Instruction chains of the clone: the model's needs (thread keys, loop
+ * counters, branch conditions, addresses) are placed in the original's
+ * filler slots with the same opcode and types where possible and inserted
+ * otherwise; remaining slots become fillers. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_BASE_MULT_S32 "-1640531535" /* 0x9E3779B1 as a signed immediate */
+
+/* ------------------------------------------------------------ dominators */
+
+static int intersect(const ctx *c, const int *order_of, int a, int b)
+{
+    while (a != b) {
+        while (order_of[a] > order_of[b])
+            a = c->b[a].idom;
+        while (order_of[b] > order_of[a])
+            b = c->b[b].idom;
+    }
+    return a;
+}
+
+static mb_status dominators(ctx *c)
+{
+    /* Cooper, Harvey and Kennedy's iteration over a BFS order, good enough
+     * for the few dozen blocks of a kernel */
+    int *order = malloc(c->nb * sizeof(int)), *order_of = malloc(c->nb * sizeof(int));
+    if (!order || !order_of) {
+        free(order);
+        free(order_of);
+        return cx_nomem(c);
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        c->b[k].idom = -1;
+        order_of[k] = 1 << 30;
+    }
+    order[n++] = 0;
+    order_of[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int s = 0; s < c->b[order[i]].nsucc; s++) {
+            int x = c->b[order[i]].succ[s];
+            if (order_of[x] == 1 << 30) {
+                order_of[x] = (int)n;
+                order[n++] = x;
+            }
+        }
+    c->b[0].idom = 0;
+    int changed = 1;
+    while (changed) {
+        changed = 0;
+        for (size_t i = 1; i < n; i++) {
+            int b = order[i], nd = -1;
+            for (size_t e = 0; e < c->f->nedges; e++) {
+                int p = c->f->edges[e].from;
+                if (c->f->edges[e].to != b || c->b[p].idom < 0)
+                    continue;
+                nd = nd < 0 ? p : intersect(c, order_of, p, nd);
+            }
+            if (nd >= 0 && nd != c->b[b].idom) {
+                c->b[b].idom = nd;
+                changed = 1;
+            }
+        }
+    }
+    for (size_t k = 0; k < c->nb; k++)
+        if (c->b[k].idom < 0)
+            c->b[k].idom = 0; /* unreachable blocks: anything dominating is fine */
+    free(order);
+    free(order_of);
+    return MB_OK;
+}
+
+static int lca(const ctx *c, int a, int b)
+{
+    if (a < 0)
+        return b;
+    /* walk up from a, marking, then from b */
+    for (int x = a;; x = c->b[x].idom) {
+        for (int y = b;; y = c->b[y].idom) {
+            if (x == y)
+                return x;
+            if (y == 0)
+                break;
+        }
+        if (x == 0)
+            return 0;
+    }
+}
+
+/* The block itself, or the nearest dominator outside every loop. */
+static int hoist(const ctx *c, int block)
+{
+    while (cx_block_loop(c, block) >= 0) {
+        int l = cx_block_loop(c, block);
+        while (c->f->loops[l].parent >= 0)
+            l = c->f->loops[l].parent;
+        block = c->b[c->f->loops[l].header].idom;
+    }
+    return block;
+}
+
+/* ------------------------------------------------------------ matching */
+
+static size_t first_mem_slot(const blk *b)
+{
+    for (size_t i = 0; i < b->nslots; i++)
+        if (b->slots[i].role == SLOT_MEM)
+            return i;
+    return b->term != TERM_NONE ? b->nslots - 1 : b->nslots;
+}
+
+static size_t term_slot(const blk *b)
+{
+    return b->term != TERM_NONE ? b->nslots - 1 : b->nslots;
+}
+
+static int dest_class_of(const char *op)
+{
+    if (!strncmp(op, "setp", 4))
+        return MB_REG_PRED;
+    if (!strncmp(op, "st.", 3) || !strncmp(op, "bra", 3) || !strncmp(op, "bar", 3))
+        return -1;
+    const char *last = strrchr(op, '.');
+    return last ? cx_class_of_type(last + 1) : -1;
+}
+
+static const char *dest_of(ctx *c, const char *operands)
+{
+    const char *comma = strchr(operands, ',');
+    return comma ? mb_arena_strndup(c->A, operands, (size_t)(comma - operands)) : NULL;
+}
+
+static mb_status insert(ctx *c, slot *s, const need *n)
+{
+    if (MB_GROW(s->ins, s->ins_cap, s->nins + 1) != MB_OK)
+        return cx_nomem(c);
+    s->ins[s->nins++] = *n;
+    return MB_OK;
+}
+
+static mb_status match_block(ctx *c, int block)
+{
+    blk *b = &c->b[block];
+    size_t cursor = 0;
+    /* by deadline, stably: a sequence never depends on a later-created one
+     * with a larger deadline */
+    for (size_t i = 1; i < b->nseqs; i++)
+        for (size_t k = i; k > 0 && b->seqs[k].deadline < b->seqs[k - 1].deadline; k--) {
+            need_seq t = b->seqs[k];
+            b->seqs[k] = b->seqs[k - 1];
+            b->seqs[k - 1] = t;
+        }
+    for (size_t i = 0; i < b->nseqs; i++) {
+        size_t eff = b->seqs[i].deadline;
+        for (size_t j = i + 1; j < b->nseqs; j++)
+            if (b->seqs[j].deadline < eff)
+                eff = b->seqs[j].deadline;
+        if (cursor > eff)
+            eff = cursor;
+        for (size_t k = 0; k < b->seqs[i].n; k++) {
+            const need *n = &b->seqs[i].items[k];
+            size_t found = SIZE_MAX;
+            for (size_t s = cursor; s < eff && found == SIZE_MAX; s++)
+                if (b->slots[s].role == SLOT_FILLER && strcmp(b->slots[s].token, n->token) == 0)
+                    found = s;
+            if (found != SIZE_MAX) {
+                slot *s = &b->slots[found];
+                s->role = SLOT_ASSIGNED;
+                s->op = n->op;
+                s->operands = n->operands;
+                s->dest_class = dest_class_of(n->op);
+                s->dest = dest_of(c, n->operands);
+                cursor = found + 1;
+            } else {
+                mb_status st = insert(c, &b->slots[eff], n);
+                if (st != MB_OK)
+                    return st;
+                c->m->synthetic_insns++;
+                cursor = eff;
+            }
+        }
+        free(b->seqs[i].items);
+        b->seqs[i].items = NULL;
+    }
+    return MB_OK;
+}
+
+/* ----------------------------------------------------------- the needs */
+
+#define ADD(seq, op, ...)                                                                          \
+    do {                                                                                           \
+        const char *ops_ = cx_fmt(c, __VA_ARGS__);                                                 \
+        if (!ops_ || cx_seq_add(c, (seq), (op), ops_) != MB_OK)                                    \
+            return cx_nomem(c);                                                                    \
+    } while (0)
+
+static int needs_hash(const ctx *c)
+{
+    for (size_t i = 0; i < c->m->nbranches; i++)
+        if (c->m->branches[i].rule == MB_RULE_HASH)
+            return 1;
+    return 0;
+}
+
+static int log2u(uint32_t x)
+{
+    int l = 0;
+    while ((1u << l) < x)
+        l++;
+    return l;
+}
+
+static const char *key_reg(ctx *c, uint32_t period)
+{
+    return period ? c->r_key[log2u(period) + 1] : c->r_kf;
+}
+
+/* Thread coordinates and the warp-major key kf = gwarp * 32 + lane. */
+static mb_status entry_prologue(ctx *c, need_seq *s)
+{
+    const uint32_t *bd = c->m->block, *gd = c->m->grid;
+    static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
+    /* pointer parameters first, where kernels load them */
+    for (size_t q = 0; q < c->p->nparams; q++)
+        if (c->p->params[q].is_pointer) {
+            c->r_pbase[q] = cx_reg(c, MB_REG_B64);
+            ADD(s, "ld.param.u64", "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
+        }
+    const char *coord[6];
+    for (int i = 0; i < 6; i++) {
+        uint32_t extent = i < 3 ? bd[i] : gd[i - 3];
+        coord[i] = NULL;
+        if (extent > 1) {
+            coord[i] = cx_reg(c, MB_REG_B32);
+            ADD(s, "mov.u32", "%s, %s", coord[i], sreg[i]);
+        }
+    }
+    const char *ltid = coord[0] ? coord[0] : "0", *cta = coord[3] ? coord[3] : "0";
+    if (coord[1]) {
+        const char *r = cx_reg(c, MB_REG_B32);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[1], bd[0], ltid);
+        ltid = r;
+    }
+    if (coord[2]) {
+        const char *r = cx_reg(c, MB_REG_B32);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[2], bd[0] * bd[1], ltid);
+        ltid = r;
+    }
+    if (coord[4]) {
+        const char *r = cx_reg(c, MB_REG_B32);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[4], gd[0], cta);
+        cta = r;
+    }
+    if (coord[5]) {
+        const char *r = cx_reg(c, MB_REG_B32);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[5], gd[0] * gd[1], cta);
+        cta = r;
+    }
+    c->r_kf = cx_reg(c, MB_REG_B32);
+    if (c->tpc % 32 == 0) {
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_kf, cta, c->tpc, ltid);
+    } else {
+        const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
+        ADD(s, "shr.u32", "%s, %s, 5", w, ltid);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", w, cta, c->wpc, w);
+        ADD(s, "and.b32", "%s, %s, 31", lane, ltid);
+        ADD(s, "mad.lo.s32", "%s, %s, 32, %s", c->r_kf, w, lane);
+    }
+    for (int i = 0; i < 6; i++)
+        c->r_coord[i] = coord[i];
+    /* lane-pattern keys for every period in use */
+    unsigned char used[32] = {0};
+    for (size_t i = 0; i < c->m->nbranches; i++)
+        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period)
+            used[log2u(c->m->branches[i].lane_period) + 1] = 1;
+    for (size_t l = 0; l < c->nloops; l++)
+        if (c->m->loops[l].ntrips > 1 && c->m->loops[l].lane_period)
+            used[log2u(c->m->loops[l].lane_period) + 1] = 1;
+    for (int k = 1; k < 32; k++)
+        if (used[k]) {
+            c->r_key[k] = cx_reg(c, MB_REG_B32);
+            ADD(s, "and.b32", "%s, %s, %u", c->r_key[k], c->r_kf, (1u << (k - 1)) * 32 - 1);
+        }
+    if (needs_hash(c)) {
+        c->r_hash = cx_reg(c, MB_REG_B32);
+        ADD(s, "mul.lo.s32", "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, c->r_kf);
+    }
+    return MB_OK;
+}
+
+static int plan_block(const ctx *c, const memplan *pl)
+{
+    uint32_t insn = c->f->mem[pl->mem].insn;
+    for (size_t k = 0; k < c->nb; k++)
+        if (insn >= c->f->blocks[k].first_insn &&
+            insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
+            return (int)k;
+    return 0;
+}
+
+static size_t plan_slot(const ctx *c, const memplan *pl, int block)
+{
+    return c->f->mem[pl->mem].insn - c->f->blocks[block].first_insn;
+}
+
+/* The thread-constant part of an access's address, in block `at`. */
+/* Coefficient of each coordinate in kf = gwarp * 32 + lane (when CTAs are
+ * whole warps kf is the global thread index of equation (1)). */
+static int64_t kf_coef(const ctx *c, int d)
+{
+    const uint32_t *bd = c->m->block, *gd = c->m->grid;
+    switch (d) {
+    case 0: return 1;
+    case 1: return bd[0];
+    case 2: return (int64_t)bd[0] * bd[1];
+    case 3: return c->tpc;
+    case 4: return (int64_t)c->tpc * gd[0];
+    default: return (int64_t)c->tpc * gd[0] * gd[1];
+    }
+}
+
+static const char *filler_choice(ctx *c, int block, const char *a, const char *b)
+{
+    const blk *bk = &c->b[block];
+    for (size_t i = 0; i < bk->nslots; i++)
+        if (bk->slots[i].role == SLOT_FILLER && !strcmp(bk->slots[i].token, b))
+            return b;
+    return a;
+}
+
+/* The thread terms of an affine address as one register (NULL when none). */
+static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_mem *mm, int is64)
+{
+    static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+    int64_t coef[6] = {0};
+    for (size_t k = 0; k < mm->affine.nterms; k++)
+        for (int d = 0; d < 6; d++)
+            if (!strcmp(mm->affine.var[k], names[d]) && c->r_coord[d])
+                coef[d] = mm->affine.coef[k];
+    char key[256];
+    snprintf(key, sizeof key, "%d:%d:%lld,%lld,%lld,%lld,%lld,%lld", block, is64, (long long)coef[0],
+             (long long)coef[1], (long long)coef[2], (long long)coef[3], (long long)coef[4],
+             (long long)coef[5]);
+    for (size_t i = 0; i < c->noffsets; i++)
+        if (!strcmp(c->offsets[i].key, key))
+            return c->offsets[i].reg;
+    int any = 0, linear = c->tpc % 32 == 0;
+    int64_t scale = 0;
+    for (int d = 0; d < 6; d++) {
+        if (!c->r_coord[d])
+            continue;
+        any |= coef[d] != 0;
+        if (d == 0)
+            scale = coef[0];
+        else if (coef[d] != scale * kf_coef(c, d))
+            linear = 0;
+    }
+    if (!any)
+        return NULL;
+    const char *reg = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    if (linear && scale != 0) {
+        /* a multiple of the global thread index: one multiply (box 4 of Fig. 14) */
+        if (is64) {
+            const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
+            if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
+                           cx_fmt(c, "%s, %s, %lld", reg, c->r_kf, (long long)scale)) != MB_OK)
+                return NULL;
+        } else if (cx_seq_add(c, s, "mul.lo.s32", cx_fmt(c, "%s, %s, %lld", reg, c->r_kf,
+                                                          (long long)scale)) != MB_OK) {
+            return NULL;
+        }
+    } else {
+        const char *acc = NULL;
+        for (int d = 0; d < 6; d++) {
+            if (!coef[d])
+                continue;
+            const char *r = cx_reg(c, MB_REG_B32);
+            if (cx_seq_add(c, s, acc ? "mad.lo.s32" : "mul.lo.s32",
+                           acc ? cx_fmt(c, "%s, %s, %lld, %s", r, c->r_coord[d], (long long)coef[d], acc)
+                               : cx_fmt(c, "%s, %s, %lld", r, c->r_coord[d], (long long)coef[d])) != MB_OK)
+                return NULL;
+            acc = r;
+        }
+        if (!is64)
+            reg = acc;
+        else if (cx_seq_add(c, s, "cvt.s64.s32", cx_fmt(c, "%s, %s", reg, acc)) != MB_OK)
+            return NULL;
+    }
+    if (c->noffsets < sizeof c->offsets / sizeof c->offsets[0]) {
+        snprintf(c->offsets[c->noffsets].key, sizeof c->offsets[c->noffsets].key, "%s", key);
+        c->offsets[c->noffsets++].reg = reg;
+    }
+    return reg;
+}
+
+static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
+{
+    const mb_sprof_mem *mm = &c->f->mem[pl->mem];
+    const mb_clone_array *arr = pl->array >= 0 ? &c->m->arrays[pl->array] : NULL;
+    const char *base;
+    if (pl->param >= 0) {
+        base = c->r_gbase[pl->param];
+    } else if (!strcmp(arr->space, "shared")) {
+        base = cx_reg(c, MB_REG_B32);
+        ADD(s, "mov.u32", "%s, %s", base, arr->name);
+    } else {
+        base = cx_reg(c, MB_REG_B64);
+        ADD(s, "mov.u64", "%s, %s", base, arr->name);
+    }
+    if (pl->kind == PLAN_PATTERN) {
+        /* sectors per request: lanes in groups of g share a 32-byte sector */
+        const char *t = cx_reg(c, MB_REG_B32), *u = cx_reg(c, MB_REG_B32);
+        uint32_t w = mm->width * mm->vector;
+        uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
+                                               c->p->params[pl->param].offset
+                                         : arr->bytes ? arr->bytes
+                                                      : c->p->dynamic_shared;
+        if (!strcmp(mm->space, "shared")) {
+            /* bank-conflict degree D: D lanes of a warp share a bank */
+            double deg = mb_hist_mean(&mm->bank_conflicts);
+            uint32_t dg = 1;
+            while (dg * 2 <= deg + 0.5 && dg < 32)
+                dg *= 2;
+            uint32_t banks = 32 / dg, lg = (uint32_t)log2u(banks);
+            uint64_t units = region / (w < 4 ? 4 : w);
+            ADD(s, "and.b32", "%s, %s, %u", t, c->r_kf, banks - 1);
+            ADD(s, "shr.u32", "%s, %s, %u", u, c->r_kf, lg);
+            ADD(s, "and.b32", "%s, %s, %u", u, u, dg - 1);
+            ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, u, t);
+            ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)(units ? units : 1));
+            ADD(s, "mad.lo.s32", "%s, %s, %u, %s", t, t, w < 4 ? 4 : w, base);
+            pl->tbase = t;
+            pl->offset = 0;
+            pl->is64 = 0;
+            return MB_OK;
+        }
+        double sect = mb_hist_mean(&mm->sectors);
+        if (sect < 1)
+            sect = 1;
+        uint32_t g = 1;
+        while (g * 2 <= 32.0 / sect + 0.5 && g < 32)
+            g *= 2;
+        uint64_t units = region / 32;
+        if (mm->footprint_lines && mm->footprint_lines * 4 < units)
+            units = mm->footprint_lines * 4;
+        if (units == 0) {
+            /* smaller than a sector: every lane on the first aligned word */
+            ADD(s, "and.b32", "%s, %s, 0", t, c->r_kf);
+        } else {
+            ADD(s, "shr.u32", "%s, %s, %u", t, c->r_kf, (uint32_t)log2u(g));
+            ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)units);
+            ADD(s, "and.b32", "%s, %s, %u", u, c->r_kf, g - 1);
+            ADD(s, "mul.lo.s32", "%s, %s, %u", u, u, w * g > 32 ? (32 / g ? 32 / g : 1) / w * w : w);
+            ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, t, u);
+        }
+        const char *o = cx_reg(c, MB_REG_B64), *a = cx_reg(c, MB_REG_B64);
+        ADD(s, "cvt.u64.u32", "%s, %s", o, t);
+        ADD(s, "add.s64", "%s, %s, %s", a, base, o);
+        pl->tbase = a;
+        pl->offset = 0;
+        pl->is64 = 1;
+        return MB_OK;
+    }
+    /* affine: the thread terms' offset, shared by accesses with the same terms */
+    const char *off = thread_offset(c, s, block, mm, pl->is64);
+    if (!off) {
+        pl->tbase = base;
+        return c->err->status == MB_OK ? MB_OK : c->err->status;
+    }
+    const char *a = cx_reg(c, pl->is64 ? MB_REG_B64 : MB_REG_B32);
+    ADD(s, pl->is64 ? "add.s64" : "add.s32", "%s, %s, %s", a, base, off);
+    pl->tbase = a;
+    return MB_OK;
+}
+
+static const char *space_of(const mb_sprof_mem *mm)
+{
+    return mm->space;
+}
+
+static const char *type_of_token(ctx *c, const char *tok)
+{
+    const char *dot = strrchr(tok, '.');
+    return dot ? mb_arena_strdup(c->A, dot + 1) : "b32";
+}
+
+/* The access itself, in its slot; loop terms added in the slot's sequence. */
+static mb_status memory_slot(ctx *c, int block, memplan *pl)
+{
+    blk *b = &c->b[block];
+    size_t si = plan_slot(c, pl, block);
+    const mb_sprof_mem *mm = &c->f->mem[pl->mem];
+    slot *s = &b->slots[si];
+    const char *addr = pl->tbase;
+    int64_t off = pl->offset;
+    if (pl->kind == PLAN_AFFINE && pl->nloop_terms) {
+        need_seq *q = cx_block_seq(c, block, si);
+        if (!q)
+            return cx_nomem(c);
+        for (size_t k = 0; k < pl->nloop_terms; k++) {
+            const char *r = cx_reg(c, pl->is64 ? MB_REG_B64 : MB_REG_B32);
+            int l = pl->loop_term_loop[k];
+            ADD(q, pl->is64 ? "mad.wide.s32" : "mad.lo.s32", "%s, %s, %lld, %s", r, c->r_iter[l],
+                (long long)pl->loop_term_coef[k], addr);
+            off -= pl->loop_term_coef[k]; /* the counter is 1 in the first iteration */
+            addr = r;
+        }
+    }
+    const char *ty = type_of_token(c, mm->op);
+    int cls = cx_class_of_type(ty);
+    if (cls < 0)
+        cls = MB_REG_B32;
+    const char *where = off ? cx_fmt(c, "[%s%+lld]", addr, (long long)off) : cx_fmt(c, "[%s]", addr);
+    char op[16];
+    snprintf(op, sizeof op, "%.*s", (int)strcspn(mm->op, "."), mm->op);
+    const char *vec = mm->vector > 1 ? cx_fmt(c, ".v%u", mm->vector) : "";
+    const char *val;
+    if (mm->vector > 1) {
+        char buf[256] = "{";
+        for (uint32_t v = 0; v < mm->vector && v < 8; v++) {
+            const char *r = cx_reg(c, cls);
+            strncat(buf, r, sizeof buf - strlen(buf) - 3);
+            strcat(buf, v + 1 < mm->vector ? ", " : "}");
+        }
+        val = mb_arena_strdup(c->A, buf);
+    } else {
+        val = cx_reg(c, cls);
+    }
+    s->role = SLOT_MEM;
+    s->dest_class = -1;
+    if (!strcmp(op, "ld")) {
+        s->op = cx_fmt(c, "ld.%s%s.%s", space_of(mm), vec, ty);
+        s->operands = cx_fmt(c, "%s, %s", val, where);
+        s->dest_class = mm->vector > 1 ? -1 : cls;
+        s->dest = val;
+    } else if (!strcmp(op, "st")) {
+        s->op = cx_fmt(c, "st.%s%s.%s", space_of(mm), vec, ty);
+        s->operands = cx_fmt(c, "%s, %s", where, val);
+    } else if (!strcmp(op, "atom") || !strcmp(op, "red")) {
+        /* the profile does not record the atomic operation: add (exch for bit types) */
+        const char *aop = ty[0] == 'b' ? "exch" : "add";
+        if (!strcmp(op, "atom")) {
+            s->op = cx_fmt(c, "atom.%s.%s.%s", space_of(mm), aop, ty);
+            s->operands = cx_fmt(c, "%s, %s, %s", val, where, val);
+            s->dest_class = cls;
+            s->dest = val;
+        } else {
+            s->op = cx_fmt(c, "red.%s.%s.%s", space_of(mm), aop, ty);
+            s->operands = cx_fmt(c, "%s, %s", where, val);
+        }
+    } else {
+        return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                            "kernel %s: memory instruction '%s' at line %d has no clone form",
+                            c->p->kernel, mm->op, mm->line);
+    }
+    return s->op && s->operands ? MB_OK : cx_nomem(c);
+}
+
+static const char *setp_type(const ctx *c, int block)
+{
+    const blk *b = &c->b[block];
+    for (size_t i = b->nslots; i-- > 0;)
+        if (!strncmp(b->slots[i].token, "setp.", 5)) {
+            const char *t = b->slots[i].token + 5;
+            if (!strcmp(t, "s32") || !strcmp(t, "u32"))
+                return t;
+            break;
+        }
+    return "u32";
+}
+
+static mb_status branch_slot(ctx *c, int block)
+{
+    blk *b = &c->b[block];
+    size_t ti = term_slot(b);
+    slot *s = &b->slots[ti];
+    s->role = SLOT_TERM;
+    s->dest_class = -1;
+    if (b->term == TERM_RET) {
+        s->op = b->slots[ti].token;
+        s->operands = "";
+        return MB_OK;
+    }
+    if (!b->cond) {
+        s->op = "bra.uni";
+        s->operands = cx_fmt(c, "$Lc%d", b->taken);
+        return MB_OK;
+    }
+    const mb_clone_branch *br = &c->m->branches[b->branch];
+    need_seq *q = cx_block_seq(c, block, ti);
+    if (!q)
+        return cx_nomem(c);
+    const char *p = cx_reg(c, MB_REG_PRED), *ty = setp_type(c, block);
+    const char *guard = br->true_taken ? cx_fmt(c, "@%s", p) : cx_fmt(c, "@!%s", p);
+    switch (br->rule) {
+    case MB_RULE_CONST:
+        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %s, 0", p, c->r_kf);
+        guard = cx_fmt(c, "@%s", p);
+        break;
+    case MB_RULE_KEY:
+        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p, key_reg(c, br->lane_period),
+            br->threshold);
+        break;
+    case MB_RULE_HASH: {
+        const char *h = cx_reg(c, MB_REG_B32);
+        ADD(q, "mad.lo.s32", "%s, %s, %d, %s", h, c->r_iter[br->loop], (int32_t)br->hash_mult,
+            c->r_hash);
+        ADD(q, "setp.lt.u32", "%s, %s, %u", p, h, br->threshold);
+        break;
+    }
+    case MB_RULE_LOOP_BACK:
+    case MB_RULE_LOOP_EXIT: {
+        const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
+        const mb_clone_loop *l = &c->m->loops[br->loop];
+        if (l->ntrips > 1)
+            ADD(q, cx_fmt(c, "setp.%s.s32", cmp), "%s, %s, %s", p, c->r_iter[br->loop],
+                c->r_trip[br->loop]);
+        else
+            ADD(q, cx_fmt(c, "setp.%s.s32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
+                l->ntrips ? l->trip[0] : 1);
+        break;
+    }
+    }
+    s->guard = guard;
+    s->op = "bra";
+    s->operands = cx_fmt(c, "$Lc%d", b->taken);
+    return MB_OK;
+}
+
+/* Trip count register of loop l: thresholds on key_P select a value. */
+static mb_status trip_value(ctx *c, need_seq *s, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    const char *r = c->r_trip[l], *key = key_reg(c, cl->lane_period);
+    ADD(s, "mov.u32", "%s, %u", r, cl->trip[0]);
+    for (size_t j = 1; j < cl->ntrips; j++) {
+        const char *p = cx_reg(c, MB_REG_PRED);
+        ADD(s, "setp.ge.u32", "%s, %s, %u", p, key, cl->trip_from[j]);
+        ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j], r, p);
+    }
+    return MB_OK;
+}
+
+mb_status cx_assemble(ctx *c)
+{
+    mb_status st = dominators(c);
+    if (st != MB_OK)
+        return st;
+    size_t np = c->p->nparams, nl = c->nloops;
+    c->r_pbase = mb_arena_alloc(c->A, (np + 1) * sizeof(char *));
+    c->r_gbase = mb_arena_alloc(c->A, (np + 1) * sizeof(char *));
+    c->r_iter = mb_arena_alloc(c->A, (nl + 1) * sizeof(char *));
+    c->r_trip = mb_arena_alloc(c->A, (nl + 1) * sizeof(char *));
+    if (!c->r_pbase || !c->r_gbase || !c->r_iter || !c->r_trip)
+        return cx_nomem(c);
+    /* memory slots first: their positions bound the sequences' deadlines */
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        int blkno = plan_block(c, &c->plans[i]);
+        c->b[blkno].slots[plan_slot(c, &c->plans[i], blkno)].role = SLOT_MEM;
+    }
+    for (size_t l = 0; l < nl; l++) {
+        c->r_iter[l] = cx_reg(c, MB_REG_B32);
+        if (c->m->loops[l].ntrips > 1)
+            c->r_trip[l] = cx_reg(c, MB_REG_B32);
+    }
+    /* 1. entry prologue */
+    need_seq *pro = cx_block_seq(c, 0, first_mem_slot(&c->b[0]));
+    if (!pro)
+        return cx_nomem(c);
+    if ((st = entry_prologue(c, pro)) != MB_OK)
+        return st;
+    /* 2. where each thread base goes: the hoisted common dominator of its
+     *    users; accesses with the same base and thread terms share one */
+    int *place = malloc((c->f->nmem + 1) * sizeof(int)), *gplace = malloc((np + 1) * sizeof(int));
+    int *share = malloc((c->f->nmem + 1) * sizeof(int));
+    if (!place || !gplace || !share) {
+        free(place);
+        free(gplace);
+        free(share);
+        return cx_nomem(c);
+    }
+    for (size_t q = 0; q < np; q++)
+        gplace[q] = -1;
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        memplan *pl = &c->plans[i];
+        share[i] = (int)i;
+        for (size_t k = 0; k < i; k++) {
+            const memplan *o = &c->plans[k];
+            const mb_sprof_mem *a = &c->f->mem[i], *bm = &c->f->mem[k];
+            if (share[k] != (int)k || o->kind != PLAN_AFFINE || pl->kind != PLAN_AFFINE ||
+                o->param != pl->param || o->array != pl->array || o->is64 != pl->is64)
+                continue;
+            int same = 1;
+            /* same thread terms (loop terms are added per access) */
+            for (size_t t = 0; t < a->affine.nterms && same; t++) {
+                if (!strncmp(a->affine.var[t], "iter.", 5))
+                    continue;
+                int found = 0;
+                for (size_t u = 0; u < bm->affine.nterms; u++)
+                    found |= !strcmp(a->affine.var[t], bm->affine.var[u]) &&
+                             a->affine.coef[t] == bm->affine.coef[u];
+                same = found;
+            }
+            for (size_t u = 0; u < bm->affine.nterms && same; u++) {
+                if (!strncmp(bm->affine.var[u], "iter.", 5))
+                    continue;
+                int found = 0;
+                for (size_t t = 0; t < a->affine.nterms; t++)
+                    found |= !strcmp(a->affine.var[t], bm->affine.var[u]);
+                same = found;
+            }
+            if (same) {
+                share[i] = (int)k;
+                break;
+            }
+        }
+        place[i] = -1;
+    }
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        int root = share[i];
+        place[root] = lca(c, place[root], plan_block(c, &c->plans[i]));
+    }
+    for (size_t i = 0; i < c->f->nmem; i++)
+        if (share[i] == (int)i) {
+            place[i] = hoist(c, place[i]);
+            const memplan *pl = &c->plans[i];
+            if (pl->param >= 0)
+                gplace[pl->param] = lca(c, gplace[pl->param], place[i]);
+        }
+    /* 3. per block: parameter bases, thread bases (by first use), trip counts */
+    for (size_t p = 0; p < np; p++)
+        if (c->p->params[p].is_pointer)
+            c->r_gbase[p] = cx_reg(c, MB_REG_B64);
+    unsigned char *made = calloc(np + 1, 1);
+    size_t *order = malloc((c->f->nmem + 1) * sizeof(size_t));
+    if (!made || !order)
+        st = cx_nomem(c);
+    for (size_t k = 0; k < c->nb && st == MB_OK; k++) {
+        blk *bk = &c->b[k];
+        /* groups placed here, by the first slot that uses them in this block */
+        size_t ng = 0;
+        for (size_t i = 0; i < c->f->nmem; i++)
+            if (share[i] == (int)i && place[i] == (int)k)
+                order[ng++] = i;
+        size_t *first = malloc((ng + 1) * sizeof(size_t));
+        if (!first) {
+            st = cx_nomem(c);
+            break;
+        }
+        for (size_t g = 0; g < ng; g++) {
+            first[g] = term_slot(bk);
+            for (size_t i = 0; i < c->f->nmem; i++)
+                if (share[i] == (int)order[g] && plan_block(c, &c->plans[i]) == (int)k &&
+                    plan_slot(c, &c->plans[i], (int)k) < first[g])
+                    first[g] = plan_slot(c, &c->plans[i], (int)k);
+        }
+        for (size_t g = 1; g < ng; g++)
+            for (size_t h = g; h > 0 && first[h] < first[h - 1]; h--) {
+                size_t t = first[h];
+                first[h] = first[h - 1];
+                first[h - 1] = t;
+                t = order[h];
+                order[h] = order[h - 1];
+                order[h - 1] = t;
+            }
+        for (size_t g = 0; g < ng && st == MB_OK; g++) {
+            memplan *pl = &c->plans[order[g]];
+            need_seq *q = cx_block_seq(c, (int)k, first[g]);
+            if (!q) {
+                st = cx_nomem(c);
+                break;
+            }
+            if (pl->param >= 0 && gplace[pl->param] == (int)k && !made[pl->param]) {
+                made[pl->param] = 1;
+                if (cx_seq_add(c, q, "cvta.to.global.u64",
+                               cx_fmt(c, "%s, %s", c->r_gbase[pl->param], c->r_pbase[pl->param])) != MB_OK)
+                    st = cx_nomem(c);
+            }
+            if (st == MB_OK)
+                st = thread_base(c, q, pl, (int)k);
+        }
+        free(first);
+        need_seq *q = st == MB_OK ? cx_block_seq(c, (int)k, term_slot(bk)) : NULL;
+        if (st == MB_OK && !q)
+            st = cx_nomem(c);
+        for (size_t p = 0; p < np && st == MB_OK; p++)
+            if (gplace[p] == (int)k && !made[p]) {
+                made[p] = 1;
+                if (cx_seq_add(c, q, "cvta.to.global.u64",
+                               cx_fmt(c, "%s, %s", c->r_gbase[p], c->r_pbase[p])) != MB_OK)
+                    st = cx_nomem(c);
+            }
+        for (size_t l = 0; l < nl && st == MB_OK; l++) {
+            if (c->m->loops[l].ntrips <= 1 || c->m->loops[l].controller < 0)
+                continue;
+            if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
+                st = trip_value(c, q, (int)l);
+        }
+    }
+    free(made);
+    free(order);
+    for (size_t i = 0; i < c->f->nmem; i++)
+        if (share[i] != (int)i) {
+            c->plans[i].tbase = c->plans[share[i]].tbase;
+        }
+    free(place);
+    free(gplace);
+    free(share);
+    if (st != MB_OK)
+        return st;
+    /* 4. loop counters: increment at the header, reset before entering */
+    for (size_t l = 0; l < nl; l++) {
+        int h = c->f->loops[l].header;
+        need_seq *q = cx_block_seq(c, h, first_mem_slot(&c->b[h]));
+        if (!q)
+            return cx_nomem(c);
+        ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+    }
+    /* 5. accesses (in slot order), resets, branches */
+    for (size_t k = 0; k < c->nb; k++) {
+        for (size_t i = 0; i < c->f->nmem; i++)
+            if (plan_block(c, &c->plans[i]) == (int)k && (st = memory_slot(c, (int)k, &c->plans[i])) != MB_OK)
+                return st;
+        for (size_t l = 0; l < nl; l++) {
+            if (c->in_loop[l][k])
+                continue;
+            int h = c->f->loops[l].header, pred = 0;
+            for (int s = 0; s < c->b[k].nsucc; s++)
+                pred |= c->b[k].succ[s] == h;
+            if (!pred)
+                continue;
+            need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!q)
+                return cx_nomem(c);
+            ADD(q, "mov.u32", "%s, 0", c->r_iter[l]);
+        }
+        if ((st = branch_slot(c, (int)k)) != MB_OK)
+            return st;
+    }
+    /* 6. match every block's sequences, then fill the rest */
+    for (size_t k = 0; k < c->nb; k++) {
+        if ((st = match_block(c, (int)k)) != MB_OK)
+            return st;
+        blk *b = &c->b[k];
+        for (size_t i = 0; i < b->nslots; i++)
+            if (b->slots[i].role == SLOT_FILLER &&
+                (st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i])) != MB_OK)
+                return st;
+    }
+    /* 7. the model's blocks */
+    mb_clone_model *m = c->m;
+    m->nblocks = c->nb;
+    m->blocks = mb_arena_alloc(c->A, c->nb * sizeof(*m->blocks));
+    if (!m->blocks)
+        return cx_nomem(c);
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        size_t n = 0;
+        for (size_t i = 0; i <= b->nslots; i++)
+            n += b->slots[i].nins + (i < b->nslots);
+        mb_clone_block *cb = &m->blocks[k];
+        cb->label = cx_fmt(c, "$Lc%zu", k);
+        cb->insns = mb_arena_alloc(c->A, (n + 1) * sizeof(*cb->insns));
+        if (!cb->label || !cb->insns)
+            return cx_nomem(c);
+        for (size_t i = 0; i <= b->nslots; i++) {
+            slot *s = &b->slots[i];
+            for (size_t j = 0; j < s->nins; j++) {
+                mb_clone_insn *x = &cb->insns[cb->ninsns++];
+                x->op = s->ins[j].op;
+                x->operands = s->ins[j].operands;
+                x->synthetic = 1;
+            }
+            free(s->ins);
+            s->ins = NULL;
+            if (i < b->nslots) {
+                mb_clone_insn *x = &cb->insns[cb->ninsns++];
+                x->guard = s->guard;
+                x->op = s->op;
+                x->operands = s->operands;
+                m->chain_insns++;
+            }
+        }
+    }
+    return MB_OK;
+}

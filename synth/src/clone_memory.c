@@ -1,0 +1,283 @@
+/* Memory of the clone: arrays, address plans for every load, store and
+ * atomic, and the buffer starts that keep every address inside buffers of
+ * the original's sizes. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int var_index(const char *var, int *dim)
+{
+    static const char *const names[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+    for (int i = 0; i < 6; i++)
+        if (strcmp(var, names[i]) == 0) {
+            *dim = i;
+            return 1;
+        }
+    return 0;
+}
+
+static int loop_var(const char *var)
+{
+    if (strncmp(var, "iter.loop", 9) != 0)
+        return -1;
+    char *end;
+    long l = strtol(var + 9, &end, 10);
+    return *end || l < 0 || l > 1 << 20 ? -1 : (int)l;
+}
+
+int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const uint32_t *iter)
+{
+    int64_t v = mem->affine.constant;
+    for (size_t i = 0; i < mem->affine.nterms; i++) {
+        int dim, l;
+        int64_t x = 0;
+        if (var_index(mem->affine.var[i], &dim))
+            x = dim < 3 ? c->tid[dim][t] : c->cta[dim - 3][t];
+        else if ((l = loop_var(mem->affine.var[i])) >= 0 && (size_t)l < c->nloops)
+            x = iter[l] ? (int64_t)iter[l] - 1 : 0;
+        v += mem->affine.coef[i] * x;
+    }
+    return v;
+}
+
+static int find_array(const mb_clone_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->narrays; i++)
+        if (strcmp(m->arrays[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static mb_status add_array(ctx *c, const char *name, const char *space, uint64_t bytes, int is_extern,
+                           uint32_t align)
+{
+    mb_clone_model *m = c->m;
+    mb_clone_array *a = &m->arrays[m->narrays++];
+    a->name = mb_arena_strdup(c->A, name);
+    a->space = space;
+    a->bytes = bytes;
+    a->is_extern = is_extern;
+    a->align = align;
+    return a->name ? MB_OK : cx_nomem(c);
+}
+
+/* Shared arrays named by accesses but not module variables (function-level
+ * __shared__ arrays): placed by the smallest offset seen, sized up to the
+ * next array or the static total. */
+static mb_status infer_shared_arrays(ctx *c)
+{
+    const mb_sprof_func *f = c->f;
+    mb_clone_model *m = c->m;
+    size_t first = m->narrays;
+    for (size_t i = 0; i < f->nmem; i++) {
+        const mb_sprof_mem *mm = &f->mem[i];
+        if (strcmp(mm->space, "shared") != 0 || strcmp(mm->base_kind, "shared") != 0 ||
+            !mm->base_name[0] || find_array(m, mm->base_name) >= 0)
+            continue;
+        mb_status st = add_array(c, mm->base_name, "shared", 0, 0, 4);
+        if (st != MB_OK)
+            return st;
+    }
+    size_t n = m->narrays - first;
+    if (n == 0)
+        return MB_OK;
+    int64_t *start = calloc(n, sizeof(int64_t));
+    if (!start)
+        return cx_nomem(c);
+    for (size_t k = 0; k < n; k++) {
+        mb_clone_array *a = &m->arrays[first + k];
+        start[k] = INT64_MAX;
+        for (size_t i = 0; i < f->nmem; i++) {
+            const mb_sprof_mem *mm = &f->mem[i];
+            if (strcmp(mm->base_name, a->name) != 0 || strcmp(mm->space, "shared") != 0)
+                continue;
+            if (mm->affine.exact && mm->affine.constant < start[k])
+                start[k] = mm->affine.constant;
+            if (mm->width * mm->vector > a->align)
+                a->align = mm->width * mm->vector;
+        }
+        if (start[k] == INT64_MAX)
+            start[k] = 0;
+        start[k] &= ~(int64_t)(a->align - 1);
+    }
+    /* order by start (stable), then size each up to the next */
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && start[k] < start[k - 1]; k--) {
+            int64_t t = start[k];
+            start[k] = start[k - 1];
+            start[k - 1] = t;
+            mb_clone_array a = m->arrays[first + k];
+            m->arrays[first + k] = m->arrays[first + k - 1];
+            m->arrays[first + k - 1] = a;
+        }
+    for (size_t k = 0; k < n; k++) {
+        int64_t end = k + 1 < n ? start[k + 1] : (int64_t)c->p->shared_static;
+        m->arrays[first + k].bytes = end > start[k] ? (uint64_t)(end - start[k]) : 4;
+    }
+    free(start);
+    return MB_OK;
+}
+
+/* Byte offset of a shared array in the CTA's shared memory, laid out like
+ * the executor: static arrays in declaration order, aligned; extern after. */
+static int64_t shared_offset(const ctx *c, int array)
+{
+    uint64_t off = 0;
+    const mb_clone_model *m = c->m;
+    for (size_t i = 0; i < m->narrays; i++) {
+        const mb_clone_array *a = &m->arrays[i];
+        if (strcmp(a->space, "shared") != 0 || a->is_extern)
+            continue;
+        off = (off + a->align - 1) / a->align * a->align;
+        if ((int)i == array)
+            return (int64_t)off;
+        off += a->bytes;
+    }
+    return (int64_t)((off + 15) / 16 * 16);
+}
+
+static mb_status plan_arrays(ctx *c)
+{
+    const mb_sprof *p = c->p;
+    mb_clone_model *m = c->m;
+    size_t cap = p->nvars + c->f->nmem + 2;
+    m->arrays = mb_arena_alloc(c->A, cap * sizeof(*m->arrays));
+    if (!m->arrays)
+        return cx_nomem(c);
+    for (size_t i = 0; i < p->nvars; i++) {
+        const mb_sprof_var *v = &p->vars[i];
+        int ext = strcmp(v->space, "shared") == 0 && v->bytes == 0;
+        mb_status st = add_array(c, v->name, mb_arena_strdup(c->A, v->space), v->bytes, ext, 16);
+        if (st != MB_OK)
+            return st;
+    }
+    mb_status st = infer_shared_arrays(c);
+    if (st == MB_OK && p->local_per_thread > 0)
+        st = add_array(c, "__clone_local", "local", p->local_per_thread, 0, 16);
+    return st;
+}
+
+mb_status cx_plan_memory(ctx *c)
+{
+    mb_status st = plan_arrays(c);
+    if (st != MB_OK)
+        return st;
+    const mb_sprof_func *f = c->f;
+    c->plans = mb_arena_alloc(c->A, (f->nmem + 1) * sizeof(*c->plans));
+    c->param_start = mb_arena_alloc(c->A, (c->p->nparams + 1) * sizeof(int64_t));
+    if (!c->plans || !c->param_start)
+        return cx_nomem(c);
+    for (size_t i = 0; i < f->nmem; i++) {
+        const mb_sprof_mem *mm = &f->mem[i];
+        memplan *pl = &c->plans[i];
+        pl->mem = (int)i;
+        pl->array = pl->param = -1;
+        pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
+        for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
+            int dim, l = loop_var(mm->affine.var[k]);
+            if (l >= 0 && (size_t)l < c->nloops && pl->nloop_terms < 8) {
+                pl->loop_term_loop[pl->nloop_terms] = l;
+                pl->loop_term_coef[pl->nloop_terms++] = mm->affine.coef[k];
+            } else if (!var_index(mm->affine.var[k], &dim)) {
+                pl->kind = PLAN_PATTERN;
+            }
+        }
+        if (strcmp(mm->space, "shared") == 0) {
+            pl->array = mm->base_name[0] ? find_array(c->m, mm->base_name) : -1;
+            for (size_t a = 0; pl->array < 0 && a < c->m->narrays; a++)
+                if (strcmp(c->m->arrays[a].space, "shared") == 0)
+                    pl->array = (int)a;
+            if (pl->array < 0)
+                return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                                    "%s: shared access at line %d has no shared array to use",
+                                    c->p->kernel, mm->line);
+            pl->is64 = 0;
+        } else if (strcmp(mm->space, "local") == 0) {
+            pl->array = find_array(c->m, "__clone_local");
+            if (pl->array < 0)
+                return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                                    "%s: local access at line %d but no local memory per thread",
+                                    c->p->kernel, mm->line);
+            pl->is64 = 1;
+        } else if (strcmp(mm->base_kind, "global") == 0 && find_array(c->m, mm->base_name) >= 0) {
+            pl->array = find_array(c->m, mm->base_name);
+            pl->is64 = 1;
+        } else {
+            pl->param = mm->base_index >= 0 && (size_t)mm->base_index < c->p->nparams &&
+                                c->p->params[mm->base_index].is_pointer
+                            ? mm->base_index
+                            : -1;
+            for (size_t q = 0; pl->param < 0 && q < c->p->nparams; q++)
+                if (c->p->params[q].is_pointer)
+                    pl->param = (int)q;
+            if (pl->param < 0)
+                return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
+                                    "%s: %s access at line %d has no pointer parameter to use",
+                                    c->p->kernel, mm->space, mm->line);
+            pl->is64 = 1;
+            if (pl->param != mm->base_index)
+                pl->kind = PLAN_PATTERN;
+        }
+    }
+    return MB_OK;
+}
+
+/* Bytes an address may reach past its start: the region's size. */
+static uint64_t region_bytes(const ctx *c, const memplan *pl)
+{
+    if (pl->param >= 0)
+        return c->p->params[pl->param].buffer_bytes - c->p->params[pl->param].offset;
+    const mb_clone_array *a = &c->m->arrays[pl->array];
+    if (strcmp(a->space, "shared") == 0)
+        return c->p->shared_static + c->p->dynamic_shared;
+    return a->bytes;
+}
+
+/* With the simulated address ranges known: choose each buffer's start so
+ * that every affine access stays inside; what cannot becomes a pattern. */
+mb_status cx_finish_memory(ctx *c)
+{
+    const mb_sprof_func *f = c->f;
+    for (size_t q = 0; q < c->p->nparams; q++) {
+        c->param_start[q] = INT64_MAX;
+        for (size_t i = 0; i < f->nmem; i++) {
+            memplan *pl = &c->plans[i];
+            if (pl->param == (int)q && pl->kind == PLAN_AFFINE && pl->seen) {
+                int64_t s = pl->lo & ~(int64_t)255;
+                if (s < c->param_start[q])
+                    c->param_start[q] = s;
+            }
+        }
+    }
+    for (size_t i = 0; i < f->nmem; i++) {
+        memplan *pl = &c->plans[i];
+        const mb_sprof_mem *mm = &f->mem[i];
+        int64_t width = (int64_t)(mm->width * mm->vector);
+        if (pl->kind != PLAN_AFFINE)
+            continue;
+        int64_t start;
+        if (pl->param >= 0) {
+            start = c->param_start[pl->param];
+            if (start == INT64_MAX)
+                start = mm->affine.constant & ~(int64_t)255;
+            start += (int64_t)c->p->params[pl->param].offset;
+        } else if (strcmp(c->m->arrays[pl->array].space, "shared") == 0) {
+            start = 0;
+        } else if (strcmp(c->m->arrays[pl->array].space, "local") == 0) {
+            start = 0;
+        } else {
+            start = pl->seen ? pl->lo & ~(int64_t)255 : mm->affine.constant & ~(int64_t)255;
+        }
+        int64_t size = (int64_t)region_bytes(c, pl);
+        if (pl->seen && (pl->lo < start || pl->hi + width > start + size)) {
+            pl->kind = PLAN_PATTERN;
+            continue;
+        }
+        /* the address is base + thread terms + loop terms + offset */
+        pl->offset = mm->affine.constant - start;
+        if (pl->array >= 0 && strcmp(c->m->arrays[pl->array].space, "shared") == 0)
+            pl->offset -= shared_offset(c, pl->array);
+    }
+    return MB_OK;
+}

@@ -1,0 +1,360 @@
+/* The clone model run on the host, thread by thread: it predicts the
+ * clone's block counts and lets the builder calibrate thresholds so that
+ * the clone's branches split threads like the original's. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Golden-ratio multiplier of the per-thread hash base (as the PTX does). */
+#define HASH_BASE_MULT UINT32_C(0x9E3779B1)
+/* Block executions per thread before the model is declared runaway. */
+#define SIM_STEP_LIMIT UINT64_C(50000000)
+
+static int is_outside_pred(const ctx *c, int block, int loop)
+{
+    if (c->in_loop[loop][block])
+        return 0;
+    const blk *b = &c->b[block];
+    int h = c->f->loops[loop].header;
+    for (int s = 0; s < b->nsucc; s++)
+        if (b->succ[s] == h)
+            return 1;
+    return 0;
+}
+
+static uint32_t hash_value(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter)
+{
+    uint32_t it = br->loop >= 0 ? iter[br->loop] : 0;
+    return it * br->hash_mult + c->kf[t] * HASH_BASE_MULT;
+}
+
+mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
+{
+    const mb_clone_model *m = c->m;
+    uint32_t *iter = calloc(c->nloops + 1, sizeof(uint32_t));
+    if (!iter)
+        return cx_nomem(c);
+    memset(ecount, 0, c->nb * sizeof(double));
+    uint64_t total = 0;
+    mb_status st = MB_OK;
+    for (uint32_t t = 0; t < c->nthreads && st == MB_OK; t++) {
+        memset(iter, 0, (c->nloops + 1) * sizeof(uint32_t));
+        int b = 0;
+        while (b >= 0) {
+            if (++total > SIM_STEP_LIMIT) {
+                st = mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                  "the clone model of %s runs more than %llu block executions",
+                                  c->p->kernel, (unsigned long long)SIM_STEP_LIMIT);
+                break;
+            }
+            ecount[b] += 1;
+            int hl = c->loop_of_header[b];
+            if (hl >= 0) {
+                iter[hl]++;
+                if (w && w->loop == hl && iter[hl] == 1)
+                    w->activations[t]++;
+            }
+            const blk *B = &c->b[b];
+            if (w && w->ranges)
+                for (size_t i = 0; i < c->f->nmem; i++) {
+                    memplan *pl = &c->plans[i];
+                    const mb_sprof_mem *mm = &c->f->mem[i];
+                    if (pl->kind != PLAN_AFFINE || mm->insn < c->f->blocks[b].first_insn ||
+                        mm->insn >= c->f->blocks[b].first_insn + c->f->blocks[b].nchain)
+                        continue;
+                    int64_t v = cx_affine_value(c, mm, t, iter);
+                    if (!pl->seen || v < pl->lo)
+                        pl->lo = v;
+                    if (!pl->seen || v > pl->hi)
+                        pl->hi = v;
+                    pl->seen = 1;
+                }
+            int next;
+            if (B->term == TERM_RET) {
+                next = -1;
+            } else if (B->cond) {
+                const mb_clone_branch *br = &m->branches[B->branch];
+                int p = 0, taken;
+                switch (br->rule) {
+                case MB_RULE_KEY:
+                    p = cx_key(c, t, br->lane_period) < br->threshold;
+                    break;
+                case MB_RULE_HASH:
+                    p = hash_value(c, br, t, iter) < br->threshold;
+                    break;
+                case MB_RULE_LOOP_BACK:
+                    p = iter[br->loop] < cx_trip(c, br->loop, t);
+                    break;
+                case MB_RULE_LOOP_EXIT:
+                    p = iter[br->loop] >= cx_trip(c, br->loop, t);
+                    break;
+                case MB_RULE_CONST:
+                    break;
+                }
+                taken = br->rule == MB_RULE_CONST ? br->const_taken : p == br->true_taken;
+                if (w && w->branch_block == b) {
+                    w->per_thread[t]++;
+                    if (br->rule == MB_RULE_HASH) {
+                        if (MB_GROW(w->hashes, w->hashes_cap, w->nhashes + 1) != MB_OK) {
+                            st = cx_nomem(c);
+                            break;
+                        }
+                        w->hashes[w->nhashes++] = hash_value(c, br, t, iter);
+                    }
+                }
+                next = taken ? B->taken : B->fall;
+            } else {
+                next = B->taken >= 0 ? B->taken : B->fall;
+            }
+            for (size_t l = 0; l < c->nloops; l++)
+                if (is_outside_pred(c, b, (int)l))
+                    iter[l] = 0;
+            b = next;
+        }
+    }
+    free(iter);
+    return st;
+}
+
+typedef struct keyed {
+    uint32_t key;
+    uint64_t weight;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    uint32_t x = ((const keyed *)a)->key, y = ((const keyed *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Threads' weights aggregated by key_P, ascending. */
+static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, size_t *n)
+{
+    keyed *k = malloc((c->nthreads + 1) * sizeof(*k));
+    if (!k)
+        return NULL;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        k[t].key = cx_key(c, t, period);
+        k[t].weight = weight[t];
+    }
+    qsort(k, c->nthreads, sizeof(*k), cmp_keyed);
+    size_t m = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        if (m && k[m - 1].key == k[t].key)
+            k[m - 1].weight += k[t].weight;
+        else
+            k[m++] = k[t];
+    }
+    *n = m;
+    return k;
+}
+
+/* Smallest threshold K with sum of weights of keys < K closest to target. */
+static uint32_t threshold_for(const keyed *k, size_t n, double target)
+{
+    double before = 0, best_err = target < 0 ? -target : target;
+    uint32_t best = 0;
+    for (size_t i = 0; i < n; i++) {
+        before += (double)k[i].weight;
+        double e = before - target;
+        if (e < 0)
+            e = -e;
+        if (e < best_err) {
+            best_err = e;
+            best = i + 1 < n ? k[i + 1].key : k[i].key + 1;
+        }
+    }
+    return best;
+}
+
+static mb_status calibrate_branch(ctx *c, int block, double *ecount)
+{
+    mb_clone_branch *br = &c->m->branches[c->b[block].branch];
+    sim_watch w;
+    memset(&w, 0, sizeof(w));
+    w.branch_block = block;
+    w.loop = -1;
+    w.per_thread = calloc(c->nthreads + 1, sizeof(uint64_t));
+    if (!w.per_thread)
+        return cx_nomem(c);
+    mb_status st = cx_simulate(c, &w, ecount);
+    if (st == MB_OK) {
+        double execs = 0;
+        for (uint32_t t = 0; t < c->nthreads; t++)
+            execs += (double)w.per_thread[t];
+        /* KEY: low keys fall through (the body of an 'if' is usually the
+         * low threads' side), so the predicate true means not taken */
+        double target = br->rule == MB_RULE_KEY ? (1 - br->target_taken) * execs
+                                                : br->target_taken * execs;
+        if (br->rule == MB_RULE_HASH) {
+            qsort(w.hashes, w.nhashes, sizeof(uint32_t), cmp_u32);
+            size_t want = (size_t)(target + 0.5);
+            br->threshold = want == 0           ? 0
+                            : want >= w.nhashes ? UINT32_MAX
+                                                : w.hashes[want];
+        } else {
+            size_t n;
+            keyed *k = by_key(c, w.per_thread, br->lane_period, &n);
+            if (!k)
+                st = cx_nomem(c);
+            else
+                br->threshold = threshold_for(k, n, target);
+            free(k);
+        }
+    }
+    free(w.per_thread);
+    free(w.hashes);
+    return st;
+}
+
+typedef struct trip_weight {
+    uint32_t trip;
+    double weight;
+} trip_weight;
+
+/* Reduced trip values and their share of activations, at most 4 groups. */
+static size_t trip_groups(ctx *c, int l, trip_weight *g)
+{
+    const mb_sprof_loop *sl = &c->f->loops[l];
+    size_t n = 0;
+    double total = 0;
+    for (size_t j = 0; j < sl->trips.n; j++)
+        total += (double)sl->trips.count[j];
+    /* quantile groups of equal weight; a group's trip is its weighted mean */
+    size_t groups = sl->trips.n < 4 ? sl->trips.n : 4;
+    double acc = 0, gsum = 0, gw = 0;
+    size_t gi = 0;
+    for (size_t j = 0; j < sl->trips.n; j++) {
+        int64_t t = sl->trips.key[j];
+        double r = c->reduce_num == 0 ? 1 : (double)((uint64_t)(t > 0 ? t : 1) / c->reduce_num);
+        if (r < 1)
+            r = 1;
+        double w = (double)sl->trips.count[j];
+        gsum += r * w;
+        gw += w;
+        acc += w;
+        if (acc >= total * (double)(gi + 1) / (double)groups - 1e-9 || j + 1 == sl->trips.n) {
+            uint32_t v = (uint32_t)(gsum / gw + 0.5);
+            if (n && g[n - 1].trip == v) {
+                g[n - 1].weight += gw;
+            } else {
+                g[n].trip = v;
+                g[n].weight = gw;
+                n++;
+            }
+            gsum = gw = 0;
+            gi++;
+        }
+    }
+    return n;
+}
+
+static mb_status calibrate_trips(ctx *c, int l, double *ecount)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    trip_weight g[8];
+    size_t n = trip_groups(c, l, g);
+    cl->ntrips = n;
+    for (size_t j = 0; j < n; j++) {
+        cl->trip[j] = g[j].trip;
+        cl->trip_from[j] = 0;
+    }
+    if (n <= 1)
+        return MB_OK;
+    sim_watch w;
+    memset(&w, 0, sizeof(w));
+    w.branch_block = -1;
+    w.loop = l;
+    w.activations = calloc(c->nthreads + 1, sizeof(uint64_t));
+    if (!w.activations)
+        return cx_nomem(c);
+    mb_status st = cx_simulate(c, &w, ecount);
+    size_t nk = 0;
+    keyed *k = st == MB_OK ? by_key(c, w.activations, cl->lane_period, &nk) : NULL;
+    if (st == MB_OK && !k)
+        st = cx_nomem(c);
+    if (st == MB_OK) {
+        double acts = 0, share = 0, total = 0;
+        for (size_t i = 0; i < nk; i++)
+            acts += (double)k[i].weight;
+        for (size_t j = 0; j < n; j++)
+            total += g[j].weight;
+        for (size_t j = 1; j < n; j++) {
+            share += g[j - 1].weight;
+            cl->trip_from[j] = threshold_for(k, nk, acts * share / total);
+            if (cl->trip_from[j] < cl->trip_from[j - 1])
+                cl->trip_from[j] = cl->trip_from[j - 1];
+        }
+    }
+    free(k);
+    free(w.activations);
+    return st;
+}
+
+/* Reverse post-order of the blocks from the entry. */
+static mb_status rpo(ctx *c, int *order, size_t *n)
+{
+    unsigned char *seen = calloc(c->nb, 1);
+    int *stack = malloc((c->nb + 1) * sizeof(int)), *next = calloc(c->nb, sizeof(int));
+    int *post = malloc((c->nb + 1) * sizeof(int));
+    if (!seen || !stack || !next || !post) {
+        free(seen);
+        free(stack);
+        free(next);
+        free(post);
+        return cx_nomem(c);
+    }
+    size_t sp = 0, np = 0;
+    stack[sp++] = 0;
+    seen[0] = 1;
+    while (sp) {
+        int b = stack[sp - 1];
+        if (next[b] < c->b[b].nsucc) {
+            int s = c->b[b].succ[next[b]++];
+            if (!seen[s]) {
+                seen[s] = 1;
+                stack[sp++] = s;
+            }
+        } else {
+            post[np++] = b;
+            sp--;
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        order[i] = post[np - 1 - i];
+    *n = np;
+    free(seen);
+    free(stack);
+    free(next);
+    free(post);
+    return MB_OK;
+}
+
+mb_status cx_calibrate(ctx *c)
+{
+    int *order = malloc((c->nb + 1) * sizeof(int));
+    double *ecount = calloc(c->nb + 1, sizeof(double));
+    size_t n = 0;
+    mb_status st = order && ecount ? rpo(c, order, &n) : cx_nomem(c);
+    for (size_t i = 0; i < n && st == MB_OK; i++) {
+        int b = order[i];
+        int l = c->loop_of_header[b];
+        if (l >= 0)
+            st = calibrate_trips(c, l, ecount);
+        if (st == MB_OK && c->b[b].cond) {
+            mb_clone_rule r = c->m->branches[c->b[b].branch].rule;
+            if (r == MB_RULE_KEY || r == MB_RULE_HASH)
+                st = calibrate_branch(c, b, ecount);
+        }
+    }
+    free(order);
+    free(ecount);
+    return st;
+}

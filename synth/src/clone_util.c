@@ -1,0 +1,118 @@
+/* Small helpers of the clone builder: strings, registers, tokens, randomness. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+mb_status cx_nomem(ctx *c)
+{
+    return mb_error_set(c->err, MB_ERR_NOMEM, "", 0, 0, "out of memory building the clone");
+}
+
+const char *cx_fmt(ctx *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return mb_arena_strdup(c->A, buf);
+}
+
+static const char *const reg_prefix[MB_REG_CLASSES] = {"%p", "%rs", "%r", "%rd", "%f", "%fd"};
+
+const char *cx_reg(ctx *c, int cls)
+{
+    return cx_fmt(c, "%s%u", reg_prefix[cls], ++c->m->nregs[cls]);
+}
+
+static int is_type_name(const char *s, size_t n)
+{
+    static const char *const types[] = {"s8",  "s16", "s32", "s64", "u8",  "u16", "u32", "u64", "b8",
+                                        "b16", "b32", "b64", "f16", "f16x2", "bf16", "f32", "f64",
+                                        "pred"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strlen(types[i]) == n && memcmp(types[i], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The profiler's chain token of a mnemonic: the opcode and its types only. */
+const char *cx_token_of(ctx *c, const char *op)
+{
+    char buf[128];
+    size_t len = 0;
+    const char *p = op;
+    const char *dot = strchr(p, '.');
+    size_t first = dot ? (size_t)(dot - p) : strlen(p);
+    memcpy(buf, p, first);
+    len = first;
+    p += first;
+    while (*p == '.') {
+        const char *q = p + 1;
+        const char *e = strchr(q, '.');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        if (is_type_name(q, n) && len + n + 2 < sizeof buf) {
+            buf[len++] = '.';
+            memcpy(buf + len, q, n);
+            len += n;
+        }
+        p = q + n;
+    }
+    buf[len] = '\0';
+    return mb_arena_strdup(c->A, buf);
+}
+
+int cx_class_of_type(const char *t)
+{
+    if (strcmp(t, "pred") == 0)
+        return MB_REG_PRED;
+    if (strcmp(t, "f32") == 0)
+        return MB_REG_F32;
+    if (strcmp(t, "f64") == 0)
+        return MB_REG_F64;
+    size_t n = strlen(t);
+    if (n >= 2 && strcmp(t + n - 2, "64") == 0)
+        return MB_REG_B64;
+    if (n >= 2 && strcmp(t + n - 2, "32") == 0)
+        return MB_REG_B32;
+    if (n >= 2 && (strcmp(t + n - 2, "16") == 0 || strcmp(t + 1, "8") == 0))
+        return MB_REG_B16;
+    return -1;
+}
+
+/* splitmix64: deterministic for a seed on every machine */
+uint64_t cx_rand(ctx *c)
+{
+    uint64_t z = (c->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands)
+{
+    if (MB_GROW(s->items, s->cap, s->n + 1) != MB_OK)
+        return cx_nomem(c);
+    need *n = &s->items[s->n++];
+    n->op = op;
+    n->operands = operands;
+    n->token = cx_token_of(c, op);
+    return n->token ? MB_OK : cx_nomem(c);
+}
+
+need_seq *cx_block_seq(ctx *c, int block, size_t deadline)
+{
+    blk *b = &c->b[block];
+    if (MB_GROW(b->seqs, b->seqs_cap, b->nseqs + 1) != MB_OK)
+        return NULL;
+    need_seq *s = &b->seqs[b->nseqs++];
+    memset(s, 0, sizeof(*s));
+    s->deadline = deadline;
+    return s;
+}
+
+int cx_block_loop(const ctx *c, int block)
+{
+    return c->f->blocks[block].loop;
+}
