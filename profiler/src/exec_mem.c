@@ -186,7 +186,7 @@ static ALWAYS_INLINE uint64_t lane_addr(const addr_src *a, int l, const int am)
  * the access fits). The test is branch-free so that the loop vectorises:
  * with LIM < 2^63, off <= LIM exactly when neither off nor LIM - off has
  * its top bit set. Host pointers go to p[] (meaningful only on success). */
-#define FAST_PASS(LIM, OFF, PTR)                                                                   \
+#define FAST_PASS(LIM, OFF, PTR, REC)                                                              \
     do {                                                                                           \
         const uint64_t lim_ = (LIM);                                                               \
         uint64_t bad_ = lim_ >= HIGH_BIT;                                                          \
@@ -197,10 +197,10 @@ static ALWAYS_INLINE uint64_t lane_addr(const addr_src *a, int l, const int am)
             p[l] = (uint8_t *)(PTR);                                                               \
         });                                                                                        \
         if (LIKELY(!bad_)) {                                                                       \
-            if (UNLIKELY(cta->observer != NULL))                                                   \
+            if (UNLIKELY(cta->record_addrs))                                                       \
                 FOR_LANES(mask, l, {                                                               \
                     const uint64_t ad = lane_addr(&src, l, am);                                    \
-                    w->addrs[l] = (OFF);                                                           \
+                    w->addrs[l] = (REC);                                                           \
                 });                                                                                \
             return 1;                                                                              \
         }                                                                                          \
@@ -224,7 +224,7 @@ static ALWAYS_INLINE int xlate_t(exec_warp *w, const xinsn *x, uint32_t mask, ui
         const uint64_t cb_ = cta->cache_base, cs_ = cta->cache_size;                               \
         const uintptr_t ch_ = (uintptr_t)cta->cache_host;                                          \
         if (cs_ >= bytes)                                                                          \
-            FAST_PASS(cs_ - bytes, ad - cb_, ch_ + off);                                           \
+            FAST_PASS(cs_ - bytes, ad - cb_, ch_ + off, ad);                                           \
     } while (0)
     const uint64_t a0 = lane_addr(&src, __builtin_ctz(mask), am);
     if (sp == MB_SPACE_GLOBAL || sp == MB_SPACE_CONST || sp == MB_SPACE_NONE) {
@@ -252,24 +252,24 @@ static ALWAYS_INLINE int xlate_t(exec_warp *w, const xinsn *x, uint32_t mask, ui
         if (a0 - MB_SHARED_WINDOW < MB_WINDOW_SIZE && cta->shared_bytes >= bytes) {
             const uintptr_t sh = (uintptr_t)cta->shared;
             w->access_space = MB_SPACE_SHARED;
-            FAST_PASS(cta->shared_bytes - bytes, ad - MB_SHARED_WINDOW, sh + off);
+            FAST_PASS(cta->shared_bytes - bytes, ad - MB_SHARED_WINDOW, sh + off, ad - MB_SHARED_WINDOW);
         } else if (a0 - MB_LOCAL_WINDOW < MB_WINDOW_SIZE && w->local_bytes >= bytes) {
             const uintptr_t lo = (uintptr_t)w->local;
             const uint64_t lb = w->local_bytes;
             w->access_space = MB_SPACE_LOCAL;
-            FAST_PASS(lb - bytes, ad - MB_LOCAL_WINDOW, lo + (uint64_t)l * lb + off);
+            FAST_PASS(lb - bytes, ad - MB_LOCAL_WINDOW, lo + (uint64_t)l * lb + off, ad - MB_LOCAL_WINDOW);
         }
     } else if (sp == MB_SPACE_SHARED) {
         const uintptr_t sh = (uintptr_t)cta->shared;
         w->access_space = MB_SPACE_SHARED;
         if (cta->shared_bytes >= bytes)
-            FAST_PASS(cta->shared_bytes - bytes, ad, sh + off);
+            FAST_PASS(cta->shared_bytes - bytes, ad, sh + off, ad);
     } else if (sp == MB_SPACE_LOCAL) {
         const uintptr_t lo = (uintptr_t)w->local;
         const uint64_t lb = w->local_bytes;
         w->access_space = MB_SPACE_LOCAL;
         if (lb >= bytes)
-            FAST_PASS(lb - bytes, ad, lo + (uint64_t)l * lb + off);
+            FAST_PASS(lb - bytes, ad, lo + (uint64_t)l * lb + off, ad);
     } else if (sp == MB_SPACE_PARAM) {
         w->access_space = MB_SPACE_PARAM;
         FOR_LANES(mask, l, {
@@ -546,7 +546,7 @@ static ALWAYS_INLINE int fast_linear(exec_warp *w, const xinsn *x, uint32_t mask
             *delta = host - base;
             w->access_bytes = bytes;
             w->access_space = (uint8_t)resolved;
-            if (UNLIKELY(cta->observer != NULL)) {
+            if (UNLIKELY(cta->record_addrs)) {
                 /* observers see device addresses, shared and local offsets */
                 const uint64_t sub = resolved == MB_SPACE_SHARED || resolved == MB_SPACE_LOCAL ? base : 0;
                 FOR_LANES(mask, l, w->addrs[l] = lane_addr(&src, l, am) - sub);

@@ -606,6 +606,7 @@ int exec_cta_alloc(exec_cta *cta, mb_program *prog, mb_memory *mem, const mb_lau
     cta->mem = mem;
     cta->cfg = cfg;
     cta->observer = observer;
+    cta->record_addrs = observer != NULL;
     const mb_dim3 b = cfg->block;
     cta->nthreads = b.x * b.y * b.z;
     cta->nwarps = (cta->nthreads + 31) / 32;

@@ -122,6 +122,7 @@ mb_status mb_stepper_cta_start(mb_stepper *s, uint64_t index, mb_step_cta **out,
     mb_dim3 ctaid = {(uint32_t)(index % g.x), (uint32_t)((index / g.x) % g.y),
                      (uint32_t)(index / ((uint64_t)g.x * g.y))};
     c->cta.budget = UINT64_MAX; /* the stepper counts the budget across CTAs */
+    c->cta.record_addrs = 1; /* timing models need every memory access's addresses */
     c->owner = s;
     c->cta.fault.set = 0;
     c->index = index;

@@ -178,6 +178,7 @@ typedef struct sim_dram_bank {
     uint64_t open_row;   /* row + 1, 0: closed */
     uint64_t ready;      /* ticks: accepts a command */
     uint64_t act_time;   /* ticks: last activate */
+    uint64_t data_end;   /* ticks: end of its last data transfer (precharge waits for it) */
 } sim_dram_bank;
 
 typedef struct sim_channel {

@@ -259,6 +259,7 @@ void sim_mem_reset_launch(mb_sim *s)
         for (uint32_t b = 0; b < s->d.nbk; b++) {
             ch->banks[b].ready = 0;
             ch->banks[b].act_time = 0;
+            ch->banks[b].data_end = 0;
         }
     }
 }
@@ -883,6 +884,8 @@ static void dram_schedule(mb_sim *s, uint32_t c, uint64_t t)
     } else {
         s->stats.dram_row_misses++;
         uint64_t act = t > b->ready ? t : b->ready;
+        if (act < b->data_end)
+            act = b->data_end;
         if (b->open_row) {
             uint64_t pre = act > b->act_time + d->tRAS * T ? act : b->act_time + d->tRAS * T;
             act = pre + d->tRP * T;
@@ -902,9 +905,10 @@ static void dram_schedule(mb_sim *s, uint32_t c, uint64_t t)
     uint64_t burst_ticks = (uint64_t)bursts * (uint64_t)s->cfg.dram_burst * T / (uint64_t)s->cfg.dram_ratio;
     uint64_t data_start = data_ready > ch->bus_free ? data_ready : ch->bus_free;
     ch->bus_free = data_start + burst_ticks;
+    /* the next column command to the open row may follow after tCCD; its data
+     * queues for the bus behind this one */
     b->ready = cmd + (d->tCCD ? d->tCCD : 1) * T;
-    if (b->ready < data_start)
-        b->ready = data_start;
+    b->data_end = data_start + burst_ticks;
     s->stats.dram_busy_ticks += burst_ticks;
     s->stats.dram_bytes += q->bytes;
     if (q->is_write)
@@ -913,9 +917,13 @@ static void dram_schedule(mb_sim *s, uint32_t c, uint64_t t)
         s->stats.dram_reads++;
     uint64_t done = data_start + burst_ticks + (uint64_t)s->cfg.dram_latency * SIM_TICKS;
     push_event(s, done, EV_DRAM_DONE, pick);
+    /* choose the next request when the bus is about to free, early enough
+     * that a row miss (precharge, activate, read) is ready by then: later
+     * means more requests to choose row hits from, earlier means no bubble */
     uint64_t next = t + T;
-    if (ch->bus_free > burst_ticks && ch->bus_free - burst_ticks > next)
-        next = ch->bus_free - burst_ticks;
+    uint64_t lead = burst_ticks + (uint64_t)(d->tRP + d->tRCD + d->tCL) * T;
+    if (ch->bus_free > lead && ch->bus_free - lead > next)
+        next = ch->bus_free - lead;
     if (ch->q_head != NONE)
         push_event(s, next, EV_DRAM_SCHED, c);
     else
