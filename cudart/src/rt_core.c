@@ -297,6 +297,8 @@ void rt_reset(mb_rt *rt)
             free(a->host);
     }
     rt->nallocs = 0;
+    for (size_t i = 0; i < rt->ntextures; i++)
+        mb_memory_unbind_texture(rt->mem, rt->textures[i].handle);
     rt->ntextures = 0;
     rt->nconfigs = 0;
     rt->last_error = cudaSuccess;

@@ -362,6 +362,7 @@ mb_status decode_int(decode_ctx *dc, const mb_insn *insn, xinsn *x);     /* exec
 mb_status decode_float(decode_ctx *dc, const mb_insn *insn, xinsn *x);   /* exec_float.c */
 mb_status decode_cvt(decode_ctx *dc, const mb_insn *insn, xinsn *x);     /* exec_cvt.c */
 mb_status decode_mem(decode_ctx *dc, const mb_insn *insn, xinsn *x);     /* exec_mem.c */
+mb_status decode_tex(decode_ctx *dc, const mb_insn *insn, xinsn *x);     /* exec_tex.c */
 mb_status decode_warp(decode_ctx *dc, const mb_insn *insn, xinsn *x);    /* exec_warp.c */
 mb_status decode_control(decode_ctx *dc, const mb_insn *insn, xinsn *x); /* exec_control.c */
 
@@ -398,6 +399,11 @@ exec_result exec_fault_at(exec_warp *w, const xinsn *x, int lane, const char *fm
  * for observers. */
 uint8_t *exec_translate(exec_warp *w, const xinsn *x, int lane, uint64_t addr, uint32_t bytes,
                         mb_space space, int is_store);
+
+/* Texture objects bound to a memory (exec_tex.c); the memory owns the table. */
+typedef struct exec_tex_table exec_tex_table;
+exec_tex_table **exec_memory_tex_slot(mb_memory *mem); /* exec_memory.c */
+void exec_tex_table_free(exec_tex_table *t);
 
 /* Global memory lookup used by exec_translate (exec_memory.c). */
 uint8_t *exec_memory_lookup(mb_memory *mem, uint64_t addr, uint64_t bytes, uint64_t *base,

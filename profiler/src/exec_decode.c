@@ -349,7 +349,10 @@ static mb_status decode_insn(decode_ctx *dc, const mb_insn *insn, xinsn *x)
     case FAM_MEM: return decode_mem(dc, insn, x);
     case FAM_WARP: return decode_warp(dc, insn, x);
     case FAM_CONTROL: return decode_control(dc, insn, x);
-    case FAM_NONE: break;
+    case FAM_NONE:
+        if (insn->opcode == MB_OP_TEX)
+            return decode_tex(dc, insn, x);
+        break;
     }
     return decode_unsupported(dc, insn, "the executor does not implement this instruction");
 }

@@ -20,6 +20,7 @@ struct mb_memory {
     size_t nallocs, cap;
     uint64_t next;      /* next free device address */
     uint64_t used, limit;
+    exec_tex_table *textures; /* texture objects (exec_tex.c) */
 };
 
 enum { ALLOC_ALIGN = 256, GUARD_GAP = 64 * 1024 };
@@ -45,7 +46,13 @@ void mb_memory_free(mb_memory *mem)
         free(mem->allocs[i].name);
     }
     free(mem->allocs);
+    exec_tex_table_free(mem->textures);
     free(mem);
+}
+
+exec_tex_table **exec_memory_tex_slot(mb_memory *mem)
+{
+    return &mem->textures;
 }
 
 void mb_memory_set_limit(mb_memory *mem, uint64_t bytes)

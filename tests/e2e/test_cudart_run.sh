@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of 'minibench run -- PROGRAM': the examples' host programs
-# and two test programs, built with 'nvcc -cudart shared', run on minibench's
+# and three test programs, built with 'nvcc -cudart shared', run on minibench's
 # libcudart.so.13. Every example prints PASS (its own comparison with the C
 # reference) with the launches it made executed by minibench; a fault and an
 # unimplemented call are reported with the runtime's error names and the
@@ -51,6 +51,11 @@ build api_app "$CT/api_app.cu"
 expect_exit 0 "api_app" -- "$MINIBENCH" run -- "$BIN/api_app"
 expect_grep "$TMP/out" "^PASS$" "api_app passes every check"
 if grep -q "^FAILED" "$TMP/out"; then fail "api_app: $(grep '^FAILED' "$TMP/out" | head -3)"; fi
+
+# --- texture objects over linear and pitched memory
+build textures_app "$CT/textures_app.cu"
+expect_exit 0 "textures_app" -- "$MINIBENCH" run -- "$BIN/textures_app"
+expect_grep "$TMP/out" "texture sums: 0 wrong \(cudaSuccess\)" "texture fetches are exact"
 
 # --- failures
 build errors_app "$CT/errors_app.cu"

@@ -1153,6 +1153,39 @@ mb_status mb_memory_map_host(mb_memory *mem, void *host, uint64_t bytes, const c
 /** Frees the allocation (or host mapping) starting exactly at `addr`; MB_ERR_INVALID otherwise. */
 mb_status mb_memory_release(mb_memory *mem, uint64_t addr, mb_error *err);
 
+/** What a texel's channels hold. */
+typedef enum mb_texel_kind { MB_TEXEL_SIGNED, MB_TEXEL_UNSIGNED, MB_TEXEL_FLOAT } mb_texel_kind;
+/** How coordinates outside the texture are resolved. */
+typedef enum mb_tex_address { MB_TEX_WRAP, MB_TEX_CLAMP, MB_TEX_MIRROR, MB_TEX_BORDER } mb_tex_address;
+
+/** A texture object over linear (height 1) or pitched 2D device memory. */
+typedef struct mb_texture {
+    uint64_t addr;          /**< device address of texel (0,0) */
+    uint64_t width, height; /**< in texels */
+    uint64_t pitch;         /**< bytes from one row to the next */
+    unsigned channels;      /**< 1, 2 or 4 */
+    unsigned channel_bits;  /**< 8, 16 or 32 (float: 16 = half, 32) */
+    mb_texel_kind kind;
+    int read_normalized;    /**< integer texels read as floats in [0,1] ([-1,1] signed) */
+    int normalized_coords;  /**< float coordinates in [0,1) span the texture */
+    int filter_linear;      /**< bilinear filtering of float results (8-bit weights) */
+    mb_tex_address address[2]; /**< x and y */
+    float border[4];        /**< MB_TEX_BORDER's value */
+} mb_texture;
+
+/**
+ * Binds texture object `handle` (the 64-bit value kernels receive) to `tex`
+ * for every later launch using `mem`; rebinding a handle replaces it.
+ * tex.1d and tex.2d fetches through the handle read the texture (docs/executor.md).
+ * Fails with MB_ERR_INVALID for handle 0, an empty texture, a pitch smaller
+ * than a row or memory outside one allocation, MB_ERR_UNSUPPORTED for other
+ * texel formats.
+ */
+mb_status mb_memory_bind_texture(mb_memory *mem, uint64_t handle, const mb_texture *tex,
+                                 mb_error *err);
+/** Forgets texture object `handle` (fetches through it then fault). */
+void mb_memory_unbind_texture(mb_memory *mem, uint64_t handle);
+
 #ifdef __cplusplus
 }
 #endif
