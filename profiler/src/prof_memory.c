@@ -221,7 +221,26 @@ typedef struct pm_pending {
  * The guard keeps every address of a hit (and of the creating request) an
  * exact integer in [0, 2^64 - access_bytes], where translation cannot wrap.
  */
+/* Warp tags whose requests of one shape the affine model reproduced, under
+ * model generation `gen` (see aff_check). */
+typedef struct pm_verified {
+    uint32_t tags;
+    uint64_t gen;
+} pm_verified;
+
+/* Constant-stride shapes (lanes and stride), whatever their alignment:
+ * a sliding window changes alignment on every request, its shape never. */
+#define PM_STRIDE_SHAPES 4
+typedef struct pm_stride_shape {
+    int valid;
+    uint32_t mask, n;
+    uint64_t d;
+    pm_verified verified;
+} pm_stride_shape;
+
 #define PM_MEMO_MAX_RUNS 32
+#define PM_MEMO_GIVE_UP 16
+#define PM_MEMO_RETRY 64
 typedef struct pm_memo {
     int valid, recording;
     uint32_t n, mask, bytes;
@@ -236,8 +255,9 @@ typedef struct pm_memo {
     uint32_t nruns;      /* lane-stride buckets and counts the request added */
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
     uint64_t hits;
-    uint32_t verified;     /* warp tags whose requests of this shape the model reproduced */
-    uint64_t verified_gen; /* ... under affine model generation verified_gen */
+    uint32_t misses;       /* requests since the last hit; past PM_MEMO_GIVE_UP the memo is
+                              renewed only every PM_MEMO_RETRY requests */
+    pm_verified verified;
 } pm_memo;
 
 struct prof_mem {
@@ -271,6 +291,8 @@ struct prof_mem {
     uint64_t sd_other;
 
     pm_memo memo;
+    pm_stride_shape shapes[PM_STRIDE_SHAPES];
+    uint32_t next_shape;
     pm_affine aff;
 };
 
@@ -634,26 +656,29 @@ static inline uint64_t bit_range(uint64_t s, uint64_t e)
 
 /*
  * Sectors and lines of accesses in any order whose sectors all lie within
- * 64 consecutive sectors: a bitmap instead of a sort. Writes the distinct
- * lines in increasing order to pm->lines. 0 when the range is wider.
+ * 64 consecutive sectors (lo, hi: the lowest and highest start address): a
+ * bitmap instead of a sort. Writes the distinct lines in increasing order
+ * to pm->lines; sectors only when asked (shared requests do not report
+ * them). 0 when the range is wider.
  */
 static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off,
-                             uint64_t *sectors, uint64_t *nlines)
+                             uint64_t lo, uint64_t hi, int need_sectors, uint64_t *sectors,
+                             uint64_t *nlines)
 {
     const unsigned ss = pm->sec_sh, ls = pm->line_sh;
-    uint64_t lo = a[0], hi = a[0];
-    for (uint32_t i = 1; i < n; i++) {
-        lo = a[i] < lo ? a[i] : lo;
-        hi = a[i] > hi ? a[i] : hi;
-    }
     const uint64_t s0 = lo >> ss, l0 = lo >> ls;
     if ((end_of(hi, off) >> ss) - s0 >= 64 || (end_of(hi, off) >> ls) - l0 >= 64)
         return 0;
     uint64_t sbits = 0, lbits = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t e = end_of(a[i], off);
-        sbits |= bit_range((a[i] >> ss) - s0, (e >> ss) - s0);
-        lbits |= bit_range((a[i] >> ls) - l0, (e >> ls) - l0);
+    if (need_sectors) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t e = end_of(a[i], off);
+            sbits |= bit_range((a[i] >> ss) - s0, (e >> ss) - s0);
+            lbits |= bit_range((a[i] >> ls) - l0, (e >> ls) - l0);
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            lbits |= bit_range((a[i] >> ls) - l0, (end_of(a[i], off) >> ls) - l0);
     }
     *sectors = prof_popcount64(sbits);
     uint32_t k = 0;
@@ -678,8 +703,8 @@ static uint64_t cc10_half(const prof_mem_request *req, const uint64_t *a, uint32
     if (cst && active > 1 && lane_id(req, e - 1) - lane_id(req, b) == active - 1) {
         ok = d == w; /* consecutive lanes, constant stride */
     } else {
-        for (uint32_t i = b + 1; i < e; i++)
-            ok &= a[i] == base + (uint64_t)(lane_id(req, i) & 15) * w;
+        for (uint32_t i = b + 1; i < e && ok; i++)
+            ok = a[i] == base + (uint64_t)(lane_id(req, i) & 15) * w;
     }
     if (!ok)
         return active;
@@ -1444,8 +1469,8 @@ static int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_
 }
 
 /*
- * The affine check of a request. `shaped`: the request has the memo's
- * shape (lanes and address differences a[i] - a[0]).
+ * The affine check of a request. `shape`: the verification record of the
+ * request's shape (its lanes and address differences a[i] - a[0]), or NULL.
  *
  * Why entry 0 can suffice: let R' be an earlier request of this shape with
  * the same warp tag that the current model reproduced, and R this one,
@@ -1456,25 +1481,43 @@ static int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_
  * constraints are linear, so (modulo 2^64, the arithmetic of the fast
  * check) entry i of R passes iff entry 0 of R passes, as in R'.
  */
-static void aff_check(prof_mem *pm, const prof_mem_request *req, int shaped)
+static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *shape)
 {
     pm_affine *a = &pm->aff;
-    pm_memo *m = &pm->memo;
     const uint32_t tag = req->warp_tag;
-    int tagged = shaped && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
+    int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
     for (uint32_t k = 3; tagged && k < a->nf; k++)
         tagged = req->feature_lanes[k] == NULL;
-    if (tagged && a->state == AFF_OK && m->verified_gen == a->gen &&
-        ((m->verified >> (tag - 1)) & 1) && aff_entry_ok(a, req, 0))
+    if (tagged && a->state == AFF_OK && shape->gen == a->gen && ((shape->tags >> (tag - 1)) & 1) &&
+        aff_entry_ok(a, req, 0))
         return;
     aff_request(a, req);
     if (tagged && a->state == AFF_OK) {
-        if (m->verified_gen != a->gen) {
-            m->verified = 0;
-            m->verified_gen = a->gen;
+        if (shape->gen != a->gen) {
+            shape->tags = 0;
+            shape->gen = a->gen;
         }
-        m->verified |= 1u << (tag - 1);
+        shape->tags |= 1u << (tag - 1);
     }
+}
+
+/* The verification record of a constant-stride shape (entries at a[0] +
+ * i d on the lanes of `mask`), replacing the oldest when it is new. */
+static pm_verified *stride_shape(prof_mem *pm, uint32_t mask, uint32_t n, uint64_t d)
+{
+    for (uint32_t k = 0; k < PM_STRIDE_SHAPES; k++) {
+        pm_stride_shape *sh = &pm->shapes[k];
+        if (sh->valid && sh->mask == mask && sh->n == n && sh->d == d)
+            return &sh->verified;
+    }
+    pm_stride_shape *sh = &pm->shapes[pm->next_shape];
+    pm->next_shape = (pm->next_shape + 1) % PM_STRIDE_SHAPES;
+    sh->valid = 1;
+    sh->mask = mask;
+    sh->n = n;
+    sh->d = d;
+    sh->verified.tags = 0;
+    return &sh->verified;
 }
 
 /* ------------------------------------------------------------ requests */
@@ -1594,7 +1637,7 @@ static void memo_store(prof_mem *pm, const prof_mem_request *req, uint32_t mask,
     m->hi = hi;
     m->lines = nlines;
     m->hits = 0;
-    m->verified = 0;
+    m->verified.tags = 0;
     m->valid = 1;
 }
 
@@ -1621,16 +1664,20 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
     const uint32_t mask = request_mask(req);
     if (mask && memo_hit(memo, req, mask)) {
         memo->hits++;
+        memo->misses = 0;
         const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
         for (uint64_t l = 0; l < memo->lines; l++)
             if (!touch_line(pm, memo->line[l] + shift, space, r))
                 return 0;
-        aff_check(pm, req, 1);
+        aff_check(pm, req, &memo->verified);
         return 1;
     }
     memo_flush(pm);
     memo->valid = 0;
-    memo->recording = mask != 0;
+    /* scattered requests never repeat: stop paying for a memo that misses */
+    if (memo->misses < PM_MEMO_GIVE_UP)
+        memo->misses++;
+    memo->recording = mask != 0 && (memo->misses < PM_MEMO_GIVE_UP || r % PM_MEMO_RETRY == 0);
     memo->nruns = 0;
 
     /* lane strides; constant-stride detection */
@@ -1678,13 +1725,16 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
             nlines = units_monotone(pm, a, n, neg ? -1 : 1, off, &nsec);
         } else {
             int asc = 1, desc = 1;
+            uint64_t lo = a[0], hi = a[0];
             for (uint32_t i = 1; i < n; i++) {
                 asc &= a[i] >= a[i - 1];
                 desc &= a[i] <= a[i - 1];
+                lo = a[i] < lo ? a[i] : lo;
+                hi = a[i] > hi ? a[i] : hi;
             }
             if (asc || desc) {
                 nlines = units_monotone(pm, a, n, asc ? 1 : -1, off, &nsec);
-            } else if (!units_small_range(pm, a, n, off, &nsec, &nlines)) {
+            } else if (!units_small_range(pm, a, n, off, lo, hi, !shared, &nsec, &nlines)) {
                 if (!grow_u64(&pm->tmp, &pm->tmp_cap, n))
                     return 0;
                 memcpy(pm->tmp, a, (size_t)n * sizeof(uint64_t));
@@ -1728,7 +1778,12 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
         memo->recording = 0;
         memo_store(pm, req, mask, line_range ? NULL : pm->lines, lfirst, nlines);
     }
-    aff_check(pm, req, memo->valid);
+    pm_verified *shape = NULL;
+    if (mask && cst && pm->aff.state == AFF_OK && req->warp_tag)
+        shape = stride_shape(pm, mask, n, d);
+    else if (memo->valid)
+        shape = &memo->verified;
+    aff_check(pm, req, shape);
     return 1;
 }
 
