@@ -18,13 +18,15 @@ static mb_status setup_threads(ctx *c)
     c->tpc = p->block[0] * p->block[1] * p->block[2];
     c->wpc = (c->tpc + 31) / 32;
     c->kf = malloc(c->nthreads * sizeof(uint32_t));
+    c->gtid = malloc(c->nthreads * sizeof(uint32_t));
+    c->ckey = malloc(c->nthreads * sizeof(uint32_t));
     for (int d = 0; d < 3; d++) {
         c->tid[d] = malloc(c->nthreads * sizeof(uint32_t));
         c->cta[d] = malloc(c->nthreads * sizeof(uint32_t));
         if (!c->tid[d] || !c->cta[d])
             return cx_nomem(c);
     }
-    if (!c->kf)
+    if (!c->kf || !c->gtid || !c->ckey)
         return cx_nomem(c);
     for (uint32_t t = 0; t < c->nthreads; t++) {
         uint32_t cta = t / c->tpc, ltid = t % c->tpc;
@@ -35,6 +37,8 @@ static mb_status setup_threads(ctx *c)
         c->cta[1][t] = cta / p->grid[0] % p->grid[1];
         c->cta[2][t] = cta / (p->grid[0] * p->grid[1]);
         c->kf[t] = (cta * c->wpc + ltid / 32) * 32 + ltid % 32;
+        c->gtid[t] = t;
+        c->ckey[t] = ltid * (p->grid[0] * p->grid[1] * p->grid[2]) + cta;
     }
     return MB_OK;
 }
@@ -95,6 +99,8 @@ static mb_status setup_model(ctx *c, double reduction, uint64_t seed)
 static void free_ctx(ctx *c)
 {
     free(c->kf);
+    free(c->gtid);
+    free(c->ckey);
     for (int d = 0; d < 3; d++) {
         free(c->tid[d]);
         free(c->cta[d]);

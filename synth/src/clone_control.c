@@ -28,7 +28,12 @@ const char *mb_clone_case_paper(mb_clone_case k)
 
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period)
 {
-    return period ? c->kf[t] & (period * 32 - 1) : c->kf[t];
+    return period ? c->kf[t] & (period * 32 - 1) : c->gtid[t];
+}
+
+uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
+{
+    return br->cta_relative ? c->ckey[t] : cx_key(c, t, br->lane_period);
 }
 
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t)
@@ -37,6 +42,8 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t)
     if (l->ntrips == 0)
         return 1;
     uint32_t key = cx_key(c, t, l->lane_period), trip = l->trip[0];
+    if (l->span)
+        return trip + (uint32_t)(((uint64_t)key * l->span) >> l->shift);
     for (size_t j = 1; j < l->ntrips; j++)
         if (key >= l->trip_from[j])
             trip = l->trip[j];
@@ -94,6 +101,10 @@ static mb_status successors(ctx *c)
         blk *b = &c->b[f->branches[i].block];
         b->cond = 1;
     }
+    /* a two-way branch no thread executed has no record: it stays never taken */
+    for (size_t k = 0; k < c->nb; k++)
+        if (c->b[k].nsucc == 2 && !c->b[k].cond && f->blocks[k].ecount == 0)
+            c->b[k].cond = 2;
     for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         const mb_sprof_block *sb = &f->blocks[k];
@@ -243,6 +254,13 @@ mb_status cx_classify(ctx *c)
         if (!b->cond)
             continue;
         const mb_sprof_branch *br = branch_of(c, (int)k);
+        mb_sprof_branch never;
+        if (!br) {
+            memset(&never, 0, sizeof(never));
+            never.block = (int)k;
+            never.condition = "uniform";
+            br = &never;
+        }
         mb_clone_branch *cb = &m->branches[m->nbranches];
         memset(cb, 0, sizeof(*cb));
         b->branch = (int)m->nbranches++;
@@ -292,6 +310,14 @@ mb_status cx_classify(ctx *c)
         cb->rule = MB_RULE_KEY;
         cb->true_taken = 0;
         cb->lane_period = lane_period(c, br->divergence_fraction, br->warp_execs);
+        /* a condition on the thread index alone splits every CTA alike
+         * ('first N threads' of each CTA); a lane pattern finer than a CTA
+         * keeps the lane key */
+        uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
+        if (br->cta_relative && ctas > 1 && (cb->lane_period == 0 || cb->lane_period >= c->wpc)) {
+            cb->cta_relative = 1;
+            cb->lane_period = 0;
+        }
         if (l < 0)
             cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
         else

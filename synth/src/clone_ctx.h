@@ -17,6 +17,7 @@ typedef struct need_seq {
     need *items;
     size_t n, cap;
     size_t deadline;
+    size_t min_start;       /* first slot it may use (after readers of old values) */
 } need_seq;
 
 enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM };
@@ -82,9 +83,12 @@ typedef struct ctx {
     /* threads */
     uint32_t nthreads, tpc, wpc;
     uint32_t *kf;             /* per thread: warp-major key (gwarp * 32 + lane) */
+    uint32_t *gtid;           /* per thread: global thread index, equation (1) */
+    uint32_t *ckey;           /* per thread: ltid * CTAs + cta (CTA-relative order) */
+    int need_kf;              /* some key, trip or address uses the lane structure */
     uint32_t *tid[3], *cta[3];
     /* registers of the per-thread values */
-    const char *r_kf, *r_hash, *r_coord[6];
+    const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_coord[6];
     const char *r_key[32];    /* per log2(P)+1 index; [0] = kf */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;
     uint64_t rng;
@@ -96,6 +100,12 @@ typedef struct ctx {
         const char *reg;
     } offsets[64];            /* thread offsets already computed, by block and terms */
     size_t noffsets;
+    struct {
+        const char *reg, *parent;
+        int loop, is64;
+        int64_t coef;
+    } inductions[256];        /* per-iteration address registers (induction variables) */
+    size_t ninductions;
 } ctx;
 
 /* clone_util.c */
@@ -112,6 +122,7 @@ int cx_block_loop(const ctx *c, int block);
 /* clone_control.c */
 mb_status cx_classify(ctx *c);
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t);
 
 /* clone_sim.c */

@@ -113,6 +113,15 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
     }
     if (t.ntypes == 0 || cls < 0)
         goto unsupported;
+    if ((!strcmp(op, "st") || !strcmp(op, "atom") || !strcmp(op, "red")) && t.ntypes == 1) {
+        /* an access no thread executed has no memory record: any address */
+        if (!strcmp(op, "st"))
+            return set(c, s, cx_fmt(c, "st.global.%s", ty), cx_fmt(c, "[%%rd_in], %s", SRC(cls)), -1,
+                       NULL);
+        const char *d = cx_reg(c, cls);
+        return set(c, s, cx_fmt(c, "atom.global.%s.%s", ty[0] == 'b' ? "exch" : "add", ty),
+                   cx_fmt(c, "%s, [%%rd_in], %s", d, SRC(cls)), cls, d);
+    }
     const char *d = cx_reg(c, cls);
     if (!strcmp(op, "setp")) {
         const char *p = cx_reg(c, MB_REG_PRED);

@@ -158,6 +158,8 @@ static mb_status match_block(ctx *c, int block)
         for (size_t j = i + 1; j < b->nseqs; j++)
             if (b->seqs[j].deadline < eff)
                 eff = b->seqs[j].deadline;
+        if (cursor < b->seqs[i].min_start)
+            cursor = b->seqs[i].min_start < eff ? b->seqs[i].min_start : eff;
         if (cursor > eff)
             eff = cursor;
         for (size_t k = 0; k < b->seqs[i].n; k++) {
@@ -175,11 +177,12 @@ static mb_status match_block(ctx *c, int block)
                 s->dest = dest_of(c, n->operands);
                 cursor = found + 1;
             } else {
-                mb_status st = insert(c, &b->slots[eff], n);
+                /* inserted as early as its inputs allow, so that later needs
+                 * can still take filler slots */
+                mb_status st = insert(c, &b->slots[cursor], n);
                 if (st != MB_OK)
                     return st;
                 c->m->synthetic_insns++;
-                cursor = eff;
             }
         }
         free(b->seqs[i].items);
@@ -215,7 +218,22 @@ static int log2u(uint32_t x)
 
 static const char *key_reg(ctx *c, uint32_t period)
 {
-    return period ? c->r_key[log2u(period) + 1] : c->r_kf;
+    return period ? c->r_key[log2u(period) + 1] : c->r_gtid;
+}
+
+/* Whether any key, trip count or address needs kf's lane structure. */
+static int needs_kf(const ctx *c)
+{
+    for (size_t i = 0; i < c->m->nbranches; i++)
+        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period)
+            return 1;
+    for (size_t l = 0; l < c->nloops; l++)
+        if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].lane_period)
+            return 1;
+    for (size_t i = 0; i < c->f->nmem; i++)
+        if (c->plans[i].kind == PLAN_PATTERN)
+            return 1;
+    return 0;
 }
 
 /* Thread coordinates and the warp-major key kf = gwarp * 32 + lane. */
@@ -259,10 +277,12 @@ static mb_status entry_prologue(ctx *c, need_seq *s)
         ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[5], gd[0] * gd[1], cta);
         cta = r;
     }
-    c->r_kf = cx_reg(c, MB_REG_B32);
+    c->r_gtid = cx_reg(c, MB_REG_B32);
+    ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_gtid, cta, c->tpc, ltid);
     if (c->tpc % 32 == 0) {
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_kf, cta, c->tpc, ltid);
-    } else {
+        c->r_kf = c->r_gtid;
+    } else if (needs_kf(c)) {
+        c->r_kf = cx_reg(c, MB_REG_B32);
         const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
         ADD(s, "shr.u32", "%s, %s, 5", w, ltid);
         ADD(s, "mad.lo.s32", "%s, %s, %u, %s", w, cta, c->wpc, w);
@@ -271,13 +291,20 @@ static mb_status entry_prologue(ctx *c, need_seq *s)
     }
     for (int i = 0; i < 6; i++)
         c->r_coord[i] = coord[i];
+    int any_cta = 0;
+    for (size_t i = 0; i < c->m->nbranches; i++)
+        any_cta |= c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].cta_relative;
+    if (any_cta) {
+        c->r_ckey = cx_reg(c, MB_REG_B32);
+        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_ckey, ltid, gd[0] * gd[1] * gd[2], cta);
+    }
     /* lane-pattern keys for every period in use */
     unsigned char used[32] = {0};
     for (size_t i = 0; i < c->m->nbranches; i++)
         if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period)
             used[log2u(c->m->branches[i].lane_period) + 1] = 1;
     for (size_t l = 0; l < c->nloops; l++)
-        if (c->m->loops[l].ntrips > 1 && c->m->loops[l].lane_period)
+        if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].lane_period)
             used[log2u(c->m->loops[l].lane_period) + 1] = 1;
     for (int k = 1; k < 32; k++)
         if (used[k]) {
@@ -286,7 +313,7 @@ static mb_status entry_prologue(ctx *c, need_seq *s)
         }
     if (needs_hash(c)) {
         c->r_hash = cx_reg(c, MB_REG_B32);
-        ADD(s, "mul.lo.s32", "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, c->r_kf);
+        ADD(s, "mul.lo.s32", "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, c->r_gtid);
     }
     return MB_OK;
 }
@@ -307,9 +334,8 @@ static size_t plan_slot(const ctx *c, const memplan *pl, int block)
 }
 
 /* The thread-constant part of an access's address, in block `at`. */
-/* Coefficient of each coordinate in kf = gwarp * 32 + lane (when CTAs are
- * whole warps kf is the global thread index of equation (1)). */
-static int64_t kf_coef(const ctx *c, int d)
+/* Coefficient of each coordinate in the global thread index (equation 1). */
+static int64_t gtid_coef(const ctx *c, int d)
 {
     const uint32_t *bd = c->m->block, *gd = c->m->grid;
     switch (d) {
@@ -347,7 +373,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     for (size_t i = 0; i < c->noffsets; i++)
         if (!strcmp(c->offsets[i].key, key))
             return c->offsets[i].reg;
-    int any = 0, linear = c->tpc % 32 == 0;
+    int any = 0, linear = 1;
     int64_t scale = 0;
     for (int d = 0; d < 6; d++) {
         if (!c->r_coord[d])
@@ -355,7 +381,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
         any |= coef[d] != 0;
         if (d == 0)
             scale = coef[0];
-        else if (coef[d] != scale * kf_coef(c, d))
+        else if (coef[d] != scale * gtid_coef(c, d))
             linear = 0;
     }
     if (!any)
@@ -366,28 +392,61 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
         if (is64) {
             const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
             if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
-                           cx_fmt(c, "%s, %s, %lld", reg, c->r_kf, (long long)scale)) != MB_OK)
+                           cx_fmt(c, "%s, %s, %lld", reg, c->r_gtid, (long long)scale)) != MB_OK)
                 return NULL;
-        } else if (cx_seq_add(c, s, "mul.lo.s32", cx_fmt(c, "%s, %s, %lld", reg, c->r_kf,
+        } else if (cx_seq_add(c, s, "mul.lo.s32", cx_fmt(c, "%s, %s, %lld", reg, c->r_gtid,
                                                           (long long)scale)) != MB_OK) {
             return NULL;
         }
     } else {
-        const char *acc = NULL;
+        /* factor out the coefficients' common divisor: coordinates with a
+         * unit factor enter as the addend, the divisor as one widening multiply */
+        int64_t g = 0;
         for (int d = 0; d < 6; d++) {
-            if (!coef[d])
+            int64_t x = coef[d] < 0 ? -coef[d] : coef[d];
+            while (x) {
+                int64_t t = g % x;
+                g = x;
+                x = t;
+            }
+        }
+        if (g <= 0)
+            g = 1;
+        const char *acc = NULL;
+        int unit = -1;
+        for (int d = 0; d < 6; d++)
+            if (coef[d] == g && unit < 0)
+                unit = d;
+        if (unit >= 0)
+            acc = c->r_coord[unit];
+        for (int d = 0; d < 6; d++) {
+            if (!coef[d] || d == unit)
                 continue;
             const char *r = cx_reg(c, MB_REG_B32);
             if (cx_seq_add(c, s, acc ? "mad.lo.s32" : "mul.lo.s32",
-                           acc ? cx_fmt(c, "%s, %s, %lld, %s", r, c->r_coord[d], (long long)coef[d], acc)
-                               : cx_fmt(c, "%s, %s, %lld", r, c->r_coord[d], (long long)coef[d])) != MB_OK)
+                           acc ? cx_fmt(c, "%s, %s, %lld, %s", r, c->r_coord[d], (long long)(coef[d] / g), acc)
+                               : cx_fmt(c, "%s, %s, %lld", r, c->r_coord[d], (long long)(coef[d] / g))) != MB_OK)
                 return NULL;
             acc = r;
         }
-        if (!is64)
+        if (is64) {
+            const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
+            if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
+                           cx_fmt(c, "%s, %s, %lld", reg, acc, (long long)g)) != MB_OK)
+                return NULL;
+        } else if (g != 1) {
+            int lg = 0;
+            while (lg < 31 && ((int64_t)1 << lg) < g)
+                lg++;
+            if (((int64_t)1 << lg) == g) {
+                if (cx_seq_add(c, s, "shl.b32", cx_fmt(c, "%s, %s, %d", reg, acc, lg)) != MB_OK)
+                    return NULL;
+            } else if (cx_seq_add(c, s, "mul.lo.s32", cx_fmt(c, "%s, %s, %lld", reg, acc, (long long)g)) != MB_OK) {
+                return NULL;
+            }
+        } else {
             reg = acc;
-        else if (cx_seq_add(c, s, "cvt.s64.s32", cx_fmt(c, "%s, %s", reg, acc)) != MB_OK)
-            return NULL;
+        }
     }
     if (c->noffsets < sizeof c->offsets / sizeof c->offsets[0]) {
         snprintf(c->offsets[c->noffsets].key, sizeof c->offsets[c->noffsets].key, "%s", key);
@@ -405,6 +464,19 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         base = c->r_gbase[pl->param];
     } else if (!strcmp(arr->space, "shared")) {
         base = cx_reg(c, MB_REG_B32);
+        if (pl->kind == PLAN_AFFINE) {
+            /* compilers compute the offset first, then add the array's address */
+            const char *off = thread_offset(c, s, block, mm, 0);
+            ADD(s, "mov.u32", "%s, %s", base, arr->name);
+            if (!off) {
+                pl->tbase = base;
+                return MB_OK;
+            }
+            const char *a = cx_reg(c, MB_REG_B32);
+            ADD(s, "add.s32", "%s, %s, %s", a, base, off);
+            pl->tbase = a;
+            return MB_OK;
+        }
         ADD(s, "mov.u32", "%s, %s", base, arr->name);
     } else {
         base = cx_reg(c, MB_REG_B64);
@@ -497,15 +569,39 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     const char *addr = pl->tbase;
     int64_t off = pl->offset;
     if (pl->kind == PLAN_AFFINE && pl->nloop_terms) {
-        need_seq *q = cx_block_seq(c, block, si);
-        if (!q)
-            return cx_nomem(c);
-        for (size_t k = 0; k < pl->nloop_terms; k++) {
-            const char *r = cx_reg(c, pl->is64 ? MB_REG_B64 : MB_REG_B32);
-            int l = pl->loop_term_loop[k];
-            ADD(q, pl->is64 ? "mad.wide.s32" : "mad.lo.s32", "%s, %s, %lld, %s", r, c->r_iter[l],
-                (long long)pl->loop_term_coef[k], addr);
-            off -= pl->loop_term_coef[k]; /* the counter is 1 in the first iteration */
+        /* one induction register per enclosing loop with a term, outermost
+         * first: reset from its parent before the loop, advanced at the header */
+        int order[8];
+        size_t n = pl->nloop_terms;
+        for (size_t k = 0; k < n; k++)
+            order[k] = (int)k;
+        for (size_t k = 1; k < n; k++)
+            for (size_t j = k; j > 0 && c->f->loops[pl->loop_term_loop[order[j]]].depth <
+                                            c->f->loops[pl->loop_term_loop[order[j - 1]]].depth; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        for (size_t k = 0; k < n; k++) {
+            int l = pl->loop_term_loop[order[k]];
+            int64_t coef = pl->loop_term_coef[order[k]];
+            const char *r = NULL;
+            for (size_t i = 0; i < c->ninductions && !r; i++)
+                if (c->inductions[i].parent == addr && c->inductions[i].loop == l &&
+                    c->inductions[i].coef == coef && c->inductions[i].is64 == pl->is64)
+                    r = c->inductions[i].reg;
+            if (!r) {
+                if (c->ninductions == sizeof c->inductions / sizeof c->inductions[0])
+                    return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                        "kernel %s: more than %zu loop address terms",
+                                        c->p->kernel, c->ninductions);
+                r = cx_reg(c, pl->is64 ? MB_REG_B64 : MB_REG_B32);
+                c->inductions[c->ninductions].reg = r;
+                c->inductions[c->ninductions].parent = addr;
+                c->inductions[c->ninductions].loop = l;
+                c->inductions[c->ninductions].coef = coef;
+                c->inductions[c->ninductions++].is64 = pl->is64;
+            }
             addr = r;
         }
     }
@@ -513,7 +609,7 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     int cls = cx_class_of_type(ty);
     if (cls < 0)
         cls = MB_REG_B32;
-    const char *where = off ? cx_fmt(c, "[%s%+lld]", addr, (long long)off) : cx_fmt(c, "[%s]", addr);
+    const char *where = off ? cx_fmt(c, "[%s+%lld]", addr, (long long)off) : cx_fmt(c, "[%s]", addr);
     char op[16];
     snprintf(op, sizeof op, "%.*s", (int)strcspn(mm->op, "."), mm->op);
     const char *vec = mm->vector > 1 ? cx_fmt(c, ".v%u", mm->vector) : "";
@@ -601,8 +697,8 @@ static mb_status branch_slot(ctx *c, int block)
         guard = cx_fmt(c, "@%s", p);
         break;
     case MB_RULE_KEY:
-        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p, key_reg(c, br->lane_period),
-            br->threshold);
+        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
+            br->cta_relative ? c->r_ckey : key_reg(c, br->lane_period), br->threshold);
         break;
     case MB_RULE_HASH: {
         const char *h = cx_reg(c, MB_REG_B32);
@@ -615,11 +711,11 @@ static mb_status branch_slot(ctx *c, int block)
     case MB_RULE_LOOP_EXIT: {
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
-        if (l->ntrips > 1)
-            ADD(q, cx_fmt(c, "setp.%s.s32", cmp), "%s, %s, %s", p, c->r_iter[br->loop],
+        if (l->ntrips > 1 || l->span)
+            ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
         else
-            ADD(q, cx_fmt(c, "setp.%s.s32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
+            ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %u", p, c->r_iter[br->loop],
                 l->ntrips ? l->trip[0] : 1);
         break;
     }
@@ -635,6 +731,13 @@ static mb_status trip_value(ctx *c, need_seq *s, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
     const char *r = c->r_trip[l], *key = key_reg(c, cl->lane_period);
+    if (cl->span) {
+        const char *t = cx_reg(c, MB_REG_B32);
+        ADD(s, "mul.lo.s32", "%s, %s, %u", t, key, cl->span);
+        ADD(s, "shr.u32", "%s, %s, %u", t, t, cl->shift);
+        ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0]);
+        return MB_OK;
+    }
     ADD(s, "mov.u32", "%s, %u", r, cl->trip[0]);
     for (size_t j = 1; j < cl->ntrips; j++) {
         const char *p = cx_reg(c, MB_REG_PRED);
@@ -663,7 +766,7 @@ mb_status cx_assemble(ctx *c)
     }
     for (size_t l = 0; l < nl; l++) {
         c->r_iter[l] = cx_reg(c, MB_REG_B32);
-        if (c->m->loops[l].ntrips > 1)
+        if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
     /* 1. entry prologue */
@@ -719,13 +822,27 @@ mb_status cx_assemble(ctx *c)
         }
         place[i] = -1;
     }
-    for (size_t i = 0; i < c->f->nmem; i++) {
-        int root = share[i];
-        place[root] = lca(c, place[root], plan_block(c, &c->plans[i]));
-    }
+    /* like a compiler: addresses computed in the block that uses them,
+     * or before the outermost loop around it */
+    for (size_t i = 0; i < c->f->nmem; i++)
+        place[i] = hoist(c, plan_block(c, &c->plans[i]));
+    for (size_t i = 0; i < c->f->nmem; i++)
+        if (share[i] != (int)i) {
+            /* reuse an earlier base only where its block dominates this one */
+            int root = share[i], ok = 0;
+            for (int x = place[i];; x = c->b[x].idom) {
+                if (x == place[root]) {
+                    ok = 1;
+                    break;
+                }
+                if (x == 0)
+                    break;
+            }
+            if (!ok)
+                share[i] = (int)i;
+        }
     for (size_t i = 0; i < c->f->nmem; i++)
         if (share[i] == (int)i) {
-            place[i] = hoist(c, place[i]);
             const memplan *pl = &c->plans[i];
             if (pl->param >= 0)
                 gplace[pl->param] = lca(c, gplace[pl->param], place[i]);
@@ -794,7 +911,7 @@ mb_status cx_assemble(ctx *c)
                     st = cx_nomem(c);
             }
         for (size_t l = 0; l < nl && st == MB_OK; l++) {
-            if (c->m->loops[l].ntrips <= 1 || c->m->loops[l].controller < 0)
+            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
                 st = trip_value(c, q, (int)l);
@@ -819,11 +936,48 @@ mb_status cx_assemble(ctx *c)
             return cx_nomem(c);
         ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
     }
-    /* 5. accesses (in slot order), resets, branches */
-    for (size_t k = 0; k < c->nb; k++) {
+    /* 5. accesses (in slot order) */
+    for (size_t k = 0; k < c->nb; k++)
         for (size_t i = 0; i < c->f->nmem; i++)
             if (plan_block(c, &c->plans[i]) == (int)k && (st = memory_slot(c, (int)k, &c->plans[i])) != MB_OK)
                 return st;
+    /* 5b. induction registers: reset in every block entering the loop, advanced at its header */
+    for (size_t i = 0; i < c->ninductions; i++) {
+        int l = c->inductions[i].loop, h = c->f->loops[l].header, w = c->inductions[i].is64;
+        need_seq *q = NULL;
+        (void)q;
+        /* advanced where an iteration ends (each block with a back edge to the
+         * header), like the pointer increments of compiled loops */
+        for (size_t e = 0; e < c->f->nedges; e++) {
+            const mb_sprof_edge *ed = &c->f->edges[e];
+            if (ed->to != h || !ed->back || !c->in_loop[l][ed->from])
+                continue;
+            need_seq *a = cx_block_seq(c, ed->from, term_slot(&c->b[ed->from]));
+            if (!a)
+                return cx_nomem(c);
+            /* after every access of the block, which read the old value */
+            for (size_t k = 0; k < c->b[ed->from].nslots; k++)
+                if (c->b[ed->from].slots[k].role == SLOT_MEM)
+                    a->min_start = k + 1;
+            ADD(a, w ? "add.s64" : "add.s32", "%s, %s, %lld", c->inductions[i].reg,
+                c->inductions[i].reg, (long long)c->inductions[i].coef);
+        }
+        for (size_t k = 0; k < c->nb; k++) {
+            if (c->in_loop[l][k])
+                continue;
+            int pred = 0;
+            for (int s2 = 0; s2 < c->b[k].nsucc; s2++)
+                pred |= c->b[k].succ[s2] == h;
+            if (!pred)
+                continue;
+            need_seq *r = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!r)
+                return cx_nomem(c);
+            ADD(r, w ? "mov.u64" : "mov.u32", "%s, %s", c->inductions[i].reg, c->inductions[i].parent);
+        }
+    }
+    /* 5c. loop counter resets and branches */
+    for (size_t k = 0; k < c->nb; k++) {
         for (size_t l = 0; l < nl; l++) {
             if (c->in_loop[l][k])
                 continue;

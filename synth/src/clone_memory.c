@@ -270,7 +270,18 @@ mb_status cx_finish_memory(ctx *c)
             start = pl->seen ? pl->lo & ~(int64_t)255 : mm->affine.constant & ~(int64_t)255;
         }
         int64_t size = (int64_t)region_bytes(c, pl);
+        if (pl->seen && pl->param >= 0 && (pl->lo < start || pl->hi + width > start + size)) {
+            /* the clone's threads reach other elements than the original's:
+             * slide this access's window inside the buffer, keeping the
+             * 128-byte alignment that decides coalescing */
+            int64_t s2 = (pl->hi + width - size + 127) & ~(int64_t)127;
+            if (s2 <= pl->lo)
+                start = s2;
+        }
         if (pl->seen && (pl->lo < start || pl->hi + width > start + size)) {
+            if (getenv("MB_SYNTH_DEBUG"))
+                fprintf(stderr, "mem %zu line %d: lo %lld hi %lld start %lld size %lld\n", i, mm->line,
+                        (long long)pl->lo, (long long)pl->hi, (long long)start, (long long)size);
             pl->kind = PLAN_PATTERN;
             continue;
         }

@@ -26,7 +26,7 @@ static int is_outside_pred(const ctx *c, int block, int loop)
 static uint32_t hash_value(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter)
 {
     uint32_t it = br->loop >= 0 ? iter[br->loop] : 0;
-    return it * br->hash_mult + c->kf[t] * HASH_BASE_MULT;
+    return it * br->hash_mult + c->gtid[t] * HASH_BASE_MULT;
 }
 
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
@@ -78,7 +78,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                 int p = 0, taken;
                 switch (br->rule) {
                 case MB_RULE_KEY:
-                    p = cx_key(c, t, br->lane_period) < br->threshold;
+                    p = cx_branch_key(c, t, br) < br->threshold;
                     break;
                 case MB_RULE_HASH:
                     p = hash_value(c, br, t, iter) < br->threshold;
@@ -141,7 +141,7 @@ static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, size_t *n)
     if (!k)
         return NULL;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        k[t].key = cx_key(c, t, period);
+        k[t].key = period == UINT32_MAX ? c->ckey[t] : cx_key(c, t, period);
         k[t].weight = weight[t];
     }
     qsort(k, c->nthreads, sizeof(*k), cmp_keyed);
@@ -201,7 +201,7 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                                                 : w.hashes[want];
         } else {
             size_t n;
-            keyed *k = by_key(c, w.per_thread, br->lane_period, &n);
+            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, &n);
             if (!k)
                 st = cx_nomem(c);
             else
@@ -240,7 +240,8 @@ static size_t trip_groups(ctx *c, int l, trip_weight *g)
         gsum += r * w;
         gw += w;
         acc += w;
-        if (acc >= total * (double)(gi + 1) / (double)groups - 1e-9 || j + 1 == sl->trips.n) {
+        if (sl->trips.n <= 4 || acc >= total * (double)(gi + 1) / (double)groups - 1e-9 ||
+            j + 1 == sl->trips.n) {
             uint32_t v = (uint32_t)(gsum / gw + 0.5);
             if (n && g[n - 1].trip == v) {
                 g[n - 1].weight += gw;
@@ -262,12 +263,48 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     trip_weight g[8];
     size_t n = trip_groups(c, l, g);
     cl->ntrips = n;
+    cl->span = 0;
+    const mb_sprof_loop *sl = &c->f->loops[l];
+    if (n >= 3 && cl->lane_period) {
+        /* many trip counts spread inside warps: a uniform spread over the
+         * lane key with the profile's minimum and mean (3 instructions
+         * instead of a threshold per value) */
+        double sum = 0, w = 0;
+        uint32_t lo = UINT32_MAX;
+        for (size_t j = 0; j < sl->trips.n; j++) {
+            int64_t t = sl->trips.key[j];
+            uint64_t r = c->reduce_num == 0 ? 1 : (uint64_t)(t > 0 ? t : 1) / c->reduce_num;
+            if (r < 1)
+                r = 1;
+            sum += (double)r * (double)sl->trips.count[j];
+            w += (double)sl->trips.count[j];
+            if (r < lo)
+                lo = (uint32_t)r;
+        }
+        double span = 2 * (sum / w - lo) + 1;
+        cl->ntrips = 1;
+        cl->trip[0] = lo;
+        cl->span = span < 1 ? 1 : (uint32_t)(span + 0.5);
+        cl->shift = 5;
+        for (uint32_t p = cl->lane_period; p > 1; p /= 2)
+            cl->shift++;
+        return MB_OK;
+    }
     for (size_t j = 0; j < n; j++) {
         cl->trip[j] = g[j].trip;
         cl->trip_from[j] = 0;
     }
     if (n <= 1)
         return MB_OK;
+    /* the first threads get the most iterations, as in strided loops
+     * (for (i = tid; i < n; i += stride)) */
+    for (size_t j = 0; j < n / 2; j++) {
+        trip_weight t = g[j];
+        g[j] = g[n - 1 - j];
+        g[n - 1 - j] = t;
+    }
+    for (size_t j = 0; j < n; j++)
+        cl->trip[j] = g[j].trip;
     sim_watch w;
     memset(&w, 0, sizeof(w));
     w.branch_block = -1;

@@ -93,6 +93,7 @@ typedef struct mb_sprof_branch {
     uint64_t warp_execs, taken, not_taken, diverged;
     double divergence_fraction;
     const char *condition;  /**< "uniform", "thread/cta id", "data-dependent" */
+    int cta_relative;       /**< condition_sources has "thread id" but not "cta id" */
 } mb_sprof_branch;
 
 /** Affine address model: constant + sum of coefficient * variable. */
@@ -230,6 +231,7 @@ typedef struct mb_clone_branch {
     mb_clone_rule rule;
     int loop;              /**< the loop whose iteration counter it reads, -1 if none */
     uint32_t lane_period;  /**< P of key_P: 0 = warp-major (global thread order) */
+    int cta_relative;      /**< key = ltid * CTAs + cta: the first N threads of every CTA */
     uint32_t threshold;
     uint32_t hash_mult;
     int true_taken;        /**< the predicate true means the branch is taken */
@@ -243,6 +245,8 @@ typedef struct mb_clone_loop {
     uint32_t *trip;        /**< trip values (reduced), ascending thresholds below */
     uint32_t *trip_from;   /**< trip[j] applies to threads with key >= trip_from[j] */
     uint32_t lane_period;
+    uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
+    uint32_t shift;
     int controller;        /**< block whose branch governs the trip count, -1 if none */
 } mb_clone_loop;
 
