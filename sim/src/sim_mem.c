@@ -977,6 +977,7 @@ static void l2_arrive(mb_sim *s, uint32_t r, uint64_t t)
         if (!q->is_write)
             mark_dram(s, q);
         uint32_t f = new_req(s);
+        q = &s->reqs[r]; /* new_req may move the pool */
         sim_req *fq = &s->reqs[f];
         *fq = *q;
         fq->next = NONE;
@@ -1056,6 +1057,7 @@ static void l2_arrive(mb_sim *s, uint32_t r, uint64_t t)
             s->reqs[wb].load = NONE;
             map_addr(s, &s->reqs[wb]);
             dram_enqueue(s, wb, start + s->t_l2);
+            q = &s->reqs[r]; /* new_req may move the pool */
         }
     } else {
         fetch = (uint8_t)(want & ~l2->valid[way] & ~l2->pending[way]);
@@ -1083,12 +1085,13 @@ static void l2_arrive(mb_sim *s, uint32_t r, uint64_t t)
     sl->mshr_waiters[mi] = r;
     if (!fetch)
         return; /* already being fetched */
+    uint32_t slice = q->slice;
     uint32_t f = new_req(s);
     sim_req *fq = &s->reqs[f];
     fq->addr = line;
     fq->sectors = fetch;
     fq->bytes = (uint16_t)(l2->sectors > 1 ? 32 * __builtin_popcount(fetch) : l2->g.line);
-    fq->slice = q->slice;
+    fq->slice = slice;
     fq->load = NONE;
     fq->from_const = 2; /* marks an L2 fill */
     map_addr(s, fq);
