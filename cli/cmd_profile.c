@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "cli.h"
+#include "cli_cudart.h"
 
 #include <minibench/dfsg.h>
 #include <minibench/profiler.h>
@@ -16,6 +17,7 @@
 
 static const char profile_help[] =
     "Usage: minibench profile FILE.ptx --launch L.json -o PROFDIR [options]\n"
+    "       minibench profile -o PROFDIR [options] -- PROGRAM [ARGS...]\n"
     "\n"
     "Runs the manifest's launches in order and profiles the selected ones (all by\n"
     "default). For each profiled launch n of kernel K it writes PROFDIR/K.n.dfsg.dot\n"
@@ -33,7 +35,90 @@ static const char profile_help[] =
     "  --banks N           shared-memory banks (default 32)\n"
     "  --bank-bytes N      bytes per bank (default 4)\n"
     "  --stack BYTES       per-thread stack (see 'minibench run --help')\n"
-    "  -h, --help          show this help\n";
+    "  -h, --help          show this help\n"
+    "\n"
+    "minibench profile -o PROFDIR [options] -- PROGRAM [ARGS...]\n"
+    "runs an unmodified CUDA program built with 'nvcc -cudart shared' on minibench's\n"
+    "libcudart.so.13 and profiles its launches as they happen: launch n (0-based, in\n"
+    "program order) of kernel K is written as PROFDIR/K.n.profile.json and\n"
+    "PROFDIR/K.n.dfsg.dot, and PROFDIR/index.json lists them. Launches not selected\n"
+    "run functionally only (fast-forward). The exit status is the program's; it is 1\n"
+    "when the program succeeded but no launch was profiled. Options of this form:\n"
+    "  -o, --output DIR    the profile directory (created if missing)\n"
+    "  --kernel REGEX      profile only launches of kernels matching REGEX\n"
+    "  --launch-index N    profile only launch N of the program\n"
+    "  --max-profiles N    profile at most N launches (the first N selected)\n"
+    "  --aggregate         one profile per kernel (and block shape) for all its\n"
+    "                      selected launches, named after the first, written at exit\n"
+    "  --ptx FILE          use this PTX instead of the program's fat binaries\n"
+    "  --verbose           one line per launch on standard error\n"
+    "  --preload           also put the library in LD_PRELOAD (programs with an RPATH)\n";
+
+/* minibench profile -o DIR [options] -- PROGRAM ARGS */
+static int profile_program(int argc, char **argv, char **cmd)
+{
+    const char *prog = "minibench profile";
+    const char *output = NULL, *kernel = NULL, *index_s = NULL, *max_s = NULL, *aggregate = NULL,
+               *ptx = NULL, *verbose = NULL, *preload = NULL;
+    cli_option opts[] = {{"--output", "-o", 1, &output},       {"--kernel", NULL, 1, &kernel},
+                         {"--launch-index", NULL, 1, &index_s}, {"--max-profiles", NULL, 1, &max_s},
+                         {"--aggregate", NULL, 0, &aggregate},  {"--ptx", NULL, 1, &ptx},
+                         {"--verbose", NULL, 0, &verbose},      {"--preload", NULL, 0, &preload}};
+    int npos = 0;
+    int rc = cli_parse(prog, argc, argv, opts, sizeof(opts) / sizeof(opts[0]), NULL, 0, &npos,
+                       profile_help);
+    if (rc != 0)
+        return rc < 0 ? MB_EXIT_OK : rc;
+    if (!output)
+        return cli_usage_error(prog, "-o PROFDIR is required");
+    uint64_t v = 0;
+    if ((index_s && !cli_parse_number(prog, "--launch-index", index_s, 0, UINT64_MAX - 1, &v)) ||
+        (max_s && !cli_parse_number(prog, "--max-profiles", max_s, 1, UINT64_MAX - 1, &v)))
+        return MB_EXIT_USAGE;
+    if (kernel) {
+        int code;
+        PCRE2_SIZE off;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)kernel, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+        if (!re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(code, msg, sizeof(msg));
+            return cli_usage_error(prog, "--kernel: bad regular expression at offset %zu: %s",
+                                   (size_t)off, (const char *)msg);
+        }
+        pcre2_code_free(re);
+    }
+    if (mkdir(output, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create directory %s: %s\n", prog, output, strerror(errno));
+        return MB_EXIT_FAIL;
+    }
+    /* A stale index from an earlier run must not pass for this run's. */
+    size_t n = strlen(output) + sizeof("/index.json");
+    char *index = malloc(n);
+    if (!index)
+        return MB_EXIT_FAIL;
+    snprintf(index, n, "%s/index.json", output);
+    if (remove(index) != 0 && errno != ENOENT) {
+        fprintf(stderr, "%s: cannot remove the old %s: %s\n", prog, index, strerror(errno));
+        free(index);
+        return MB_EXIT_FAIL;
+    }
+    const char *names[] = {"MINIBENCH_CUDART_MODE",         "MINIBENCH_CUDART_OUTPUT",
+                           "MINIBENCH_CUDART_KERNEL",       "MINIBENCH_CUDART_LAUNCH_INDEX",
+                           "MINIBENCH_CUDART_MAX_PROFILES", "MINIBENCH_CUDART_AGGREGATE",
+                           "MINIBENCH_CUDART_PTX",          "MINIBENCH_CUDART_VERBOSE",
+                           "MINIBENCH_CUDART_THREADS"};
+    const char *values[] = {"profile", output, kernel, index_s, max_s, aggregate ? "1" : NULL,
+                            ptx, verbose ? "1" : NULL, NULL};
+    rc = cli_cudart_exec(prog, cmd, names, values, 9, preload != NULL);
+    struct stat sb;
+    if (rc == 0 && stat(index, &sb) != 0) {
+        fprintf(stderr, "%s: the program made no launch that matches the selection "
+                        "(--kernel / --launch-index); nothing was profiled\n", prog);
+        rc = MB_EXIT_FAIL;
+    }
+    free(index);
+    return rc;
+}
 
 static const char render_help[] =
     "Usage: minibench render FILE.dot [-o OUT.svg]\n"
@@ -92,6 +177,9 @@ static int kernel_selected(pcre2_code *re, const char *name)
 
 int cmd_profile(int argc, char **argv)
 {
+    int split = cli_cudart_split(argc, argv);
+    if (split >= 0)
+        return profile_program(split, argv, argv + split + 1);
     const char *prog = "minibench profile";
     const char *launch = NULL, *output = NULL, *kernel = NULL, *index_s = NULL, *banks_s = NULL,
                *bank_bytes_s = NULL, *stack_s = NULL;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct aggregate {
     mb_profile *profile;
@@ -46,7 +47,10 @@ static profile_state *state_of(mb_rt *rt)
     if (!ps)
         return NULL;
     ps->index = json_object();
-    json_object_set_new(ps->index, "program", json_string("cuda runtime (minibench cudart)"));
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    json_object_set_new(ps->index, "program", json_string(exe));
     json_object_set_new(ps->index, "aggregate", json_boolean(rt->opt.aggregate));
     json_object_set_new(ps->index, "launches", json_array());
     if (rt->opt.kernel) {
