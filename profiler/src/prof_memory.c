@@ -62,13 +62,19 @@
  *   Lines not tracked because of the footprint cap are not counted.
  * affine: see the affine-model section below.
  *
- * Memory: a prof_mem is about 13 KiB plus 12 bytes per bank, the line
+ * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
- * the other histograms (a few dozen entries) and scratch sized by the
- * widest request. Everything is deterministic (no clocks, no pointers in
+ * the other histograms (a few dozen entries), scratch sized by the widest
+ * request and, once a request without a constant stride comes, a 9 KiB
+ * table of small strides. Everything is deterministic (no clocks, no pointers in
  * hashes, no randomness; the floating-point fit only proposes integer
  * coefficients that are then verified exactly).
+ *
+ * Speed: how the common cases avoid most of this work (a memo of the last
+ * request shape, bitmaps for scattered requests, verification of affine
+ * shapes per warp) is described where each is defined; none changes a
+ * result.
  *
  * Calls: prof_mem_new() returns NULL when out of memory or when a size in
  * the configuration is not a power of two (0 selects the default).
