@@ -31,9 +31,26 @@ uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period)
     return period ? c->kf[t] & (period * 32 - 1) : c->gtid[t];
 }
 
+static int log2_of(uint32_t p)
+{
+    int l = 0;
+    while ((1u << l) < p)
+        l++;
+    return l;
+}
+
+uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period)
+{
+    if (!period)
+        return c->gtid[t];
+    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
+    uint32_t q = (warps + period - 1) / period;
+    return (c->kf[t] & (period * 32 - 1)) * q + (c->kf[t] >> (5 + log2_of(period)));
+}
+
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
 {
-    return br->cta_relative ? c->ckey[t] : cx_key(c, t, br->lane_period);
+    return br->cta_relative ? c->ckey[t] : cx_fine_key(c, t, br->lane_period);
 }
 
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t)

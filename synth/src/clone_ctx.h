@@ -89,7 +89,8 @@ typedef struct ctx {
     uint32_t *tid[3], *cta[3];
     /* registers of the per-thread values */
     const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_coord[6];
-    const char *r_key[32];    /* per log2(P)+1 index; [0] = kf */
+    const char *r_key[32];    /* lane keys kf & (P*32-1), per log2(P)+1 */
+    const char *r_fkey[32];   /* fine keys: lane key * warps/P + warp / P */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;
     uint64_t rng;
     memplan *plans;           /* one per memory record */
@@ -122,6 +123,7 @@ int cx_block_loop(const ctx *c, int block);
 /* clone_control.c */
 mb_status cx_classify(ctx *c);
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t);
 

@@ -117,14 +117,21 @@ static size_t term_slot(const blk *b)
     return b->term != TERM_NONE ? b->nslots - 1 : b->nslots;
 }
 
-static int dest_class_of(const char *op)
+/* The class of the register an instruction writes: its first operand's
+ * prefix (stores, branches and barriers write none). */
+static int dest_class_of(const char *op, const char *operands)
 {
-    if (!strncmp(op, "setp", 4))
-        return MB_REG_PRED;
-    if (!strncmp(op, "st.", 3) || !strncmp(op, "bra", 3) || !strncmp(op, "bar", 3))
+    if (!strncmp(op, "st.", 3) || !strncmp(op, "bra", 3) || !strncmp(op, "bar", 3) ||
+        !strncmp(op, "red.", 4) || operands[0] != '%')
         return -1;
-    const char *last = strrchr(op, '.');
-    return last ? cx_class_of_type(last + 1) : -1;
+    static const char *const prefix[] = {"%p", "%rs", "%rd", "%r", "%fd", "%f"};
+    static const int cls[] = {MB_REG_PRED, MB_REG_B16, MB_REG_B64, MB_REG_B32, MB_REG_F64, MB_REG_F32};
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(prefix[i]);
+        if (!strncmp(operands, prefix[i], n) && (operands[n] >= '0' && operands[n] <= '9'))
+            return cls[i];
+    }
+    return -1;
 }
 
 static const char *dest_of(ctx *c, const char *operands)
@@ -173,7 +180,7 @@ static mb_status match_block(ctx *c, int block)
                 s->role = SLOT_ASSIGNED;
                 s->op = n->op;
                 s->operands = n->operands;
-                s->dest_class = dest_class_of(n->op);
+                s->dest_class = dest_class_of(n->op, n->operands);
                 s->dest = dest_of(c, n->operands);
                 cursor = found + 1;
             } else {
@@ -306,10 +313,25 @@ static mb_status entry_prologue(ctx *c, need_seq *s)
     for (size_t l = 0; l < c->nloops; l++)
         if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].lane_period)
             used[log2u(c->m->loops[l].lane_period) + 1] = 1;
+    unsigned char fine[32] = {0};
+    for (size_t i = 0; i < c->m->nbranches; i++)
+        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period &&
+            !c->m->branches[i].cta_relative)
+            used[log2u(c->m->branches[i].lane_period) + 1] = fine[log2u(c->m->branches[i].lane_period) + 1] = 1;
+    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
     for (int k = 1; k < 32; k++)
         if (used[k]) {
+            uint32_t period = 1u << (k - 1);
             c->r_key[k] = cx_reg(c, MB_REG_B32);
-            ADD(s, "and.b32", "%s, %s, %u", c->r_key[k], c->r_kf, (1u << (k - 1)) * 32 - 1);
+            ADD(s, "and.b32", "%s, %s, %u", c->r_key[k], c->r_kf, period * 32 - 1);
+            if (fine[k]) {
+                /* ties within the lane key broken by warp: exact thresholds */
+                const char *h = cx_reg(c, MB_REG_B32);
+                c->r_fkey[k] = cx_reg(c, MB_REG_B32);
+                ADD(s, "shr.u32", "%s, %s, %d", h, c->r_kf, 5 + k - 1);
+                ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_fkey[k], c->r_key[k],
+                    (warps + period - 1) / period, h);
+            }
         }
     if (needs_hash(c)) {
         c->r_hash = cx_reg(c, MB_REG_B32);
@@ -698,7 +720,10 @@ static mb_status branch_slot(ctx *c, int block)
         break;
     case MB_RULE_KEY:
         ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
-            br->cta_relative ? c->r_ckey : key_reg(c, br->lane_period), br->threshold);
+            br->cta_relative     ? c->r_ckey
+            : br->lane_period    ? c->r_fkey[log2u(br->lane_period) + 1]
+                                 : c->r_gtid,
+            br->threshold);
         break;
     case MB_RULE_HASH: {
         const char *h = cx_reg(c, MB_REG_B32);

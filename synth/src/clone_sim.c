@@ -135,13 +135,15 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Threads' weights aggregated by key_P, ascending. */
-static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, size_t *n)
+static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, int fine, size_t *n)
 {
     keyed *k = malloc((c->nthreads + 1) * sizeof(*k));
     if (!k)
         return NULL;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        k[t].key = period == UINT32_MAX ? c->ckey[t] : cx_key(c, t, period);
+        k[t].key = period == UINT32_MAX ? c->ckey[t]
+                   : fine                ? cx_fine_key(c, t, period)
+                                         : cx_key(c, t, period);
         k[t].weight = weight[t];
     }
     qsort(k, c->nthreads, sizeof(*k), cmp_keyed);
@@ -201,7 +203,7 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                                                 : w.hashes[want];
         } else {
             size_t n;
-            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, &n);
+            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, 1, &n);
             if (!k)
                 st = cx_nomem(c);
             else
@@ -314,7 +316,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         return cx_nomem(c);
     mb_status st = cx_simulate(c, &w, ecount);
     size_t nk = 0;
-    keyed *k = st == MB_OK ? by_key(c, w.activations, cl->lane_period, &nk) : NULL;
+    keyed *k = st == MB_OK ? by_key(c, w.activations, cl->lane_period, 0, &nk) : NULL;
     if (st == MB_OK && !k)
         st = cx_nomem(c);
     if (st == MB_OK) {
