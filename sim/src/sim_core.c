@@ -138,6 +138,33 @@ const mb_sim_stats *mb_sim_get_stats(const mb_sim *s)
 
 /* ------------------------------------------------------------ CTAs */
 
+/* Adds `cycles` cycles in which SM `sm` did not change to its schedulers' categories. */
+static void account_skipped(mb_sim *s, sim_sm *sm, uint64_t cycles)
+{
+    uint32_t nsched = (uint32_t)s->cfg.sched_per_core;
+    for (uint32_t k = 0; k < nsched; k++) {
+        sim_sched *sc = &sm->sched[k];
+        uint8_t cat = sc->nwarps ? sc->last_cat : MB_SIM_STALL_IDLE;
+        if (cat == MB_SIM_STALL_ISSUED)
+            cat = MB_SIM_STALL_IDLE;
+        s->sched_stall[((size_t)sm->id * nsched + k) * MB_SIM_STALL_COUNT + cat] += cycles;
+    }
+}
+
+/* Statistics of an SM are brought up to date lazily: the cycles since it was
+ * last looked at are charged to its schedulers' last categories (nothing in
+ * the SM changed in between) and to occupancy. */
+static void sm_flush(mb_sim *s, sim_sm *sm, uint64_t upto)
+{
+    if (upto <= sm->acct)
+        return;
+    uint64_t cycles = upto - sm->acct;
+    account_skipped(s, sm, cycles);
+    s->stats.warp_cycles += sm->live_warps * cycles;
+    sm->acct = upto;
+}
+
+
 static int cta_fits(const mb_sim *s, const sim_sm *sm)
 {
     return sm->ctas < (uint32_t)s->cfg.max_ctas &&
@@ -149,6 +176,7 @@ static int cta_fits(const mb_sim *s, const sim_sm *sm)
 static mb_status start_cta(mb_sim *s, sim_sm *sm)
 {
     mb_step_cta *c = NULL;
+    sm_flush(s, sm, s->now + 1);
     mb_status st = mb_stepper_cta_start(s->stepper, s->next_cta, &c, s->err);
     if (st != MB_OK)
         return st;
@@ -281,6 +309,14 @@ static int free_unit(const sim_sm *sm, unsigned unit, uint64_t now, uint64_t *ea
 static int check_warp(mb_sim *s, sim_sm *sm, uint32_t slot, uint8_t *cat, uint64_t *wake)
 {
     sim_warp *w = &sm->warps[slot];
+    uint64_t now = s->now;
+    if (w->valid_next && w->ready_at > now) {
+        /* evaluated and still waiting (an evaluated warp is never at a barrier) */
+        *cat = why_stall[w->why];
+        if (w->ready_at != SIM_NEVER && w->ready_at < *wake)
+            *wake = w->ready_at;
+        return -1;
+    }
     mb_warp_state ws = mb_step_warp_state(w->cta, w->wid);
     if (ws != MB_WARP_READY) {
         *cat = MB_SIM_STALL_BARRIER;
@@ -288,7 +324,6 @@ static int check_warp(mb_sim *s, sim_sm *sm, uint32_t slot, uint8_t *cat, uint64
     }
     if (!w->valid_next)
         evaluate(s, w);
-    uint64_t now = s->now;
     if (w->ready_at > now) {
         *cat = why_stall[w->why];
         if (w->ready_at != SIM_NEVER && w->ready_at < *wake)
@@ -453,19 +488,6 @@ static mb_status sm_cycle(mb_sim *s, sim_sm *sm, int *issued_any)
     return MB_OK;
 }
 
-/* Adds `cycles` cycles in which SM `sm` did not change to its schedulers' categories. */
-static void account_skipped(mb_sim *s, sim_sm *sm, uint64_t cycles)
-{
-    uint32_t nsched = (uint32_t)s->cfg.sched_per_core;
-    for (uint32_t k = 0; k < nsched; k++) {
-        sim_sched *sc = &sm->sched[k];
-        uint8_t cat = sc->nwarps ? sc->last_cat : MB_SIM_STALL_IDLE;
-        if (cat == MB_SIM_STALL_ISSUED)
-            cat = MB_SIM_STALL_IDLE;
-        s->sched_stall[((size_t)sm->id * nsched + k) * MB_SIM_STALL_COUNT + cat] += cycles;
-    }
-}
-
 /* ---------------------------------------------------------- launch */
 
 static uint32_t regs_per_thread(const mb_sim *s, const mb_program *prog, const mb_launch_config *cfg)
@@ -489,20 +511,18 @@ static uint32_t regs_per_thread(const mb_sim *s, const mb_program *prog, const m
 static mb_status run_launch(mb_sim *s)
 {
     mb_status st = dispatch(s);
-    uint64_t cycles_before = s->now;
-    (void)cycles_before;
     while (st == MB_OK) {
         uint64_t tick = s->now * SIM_TICKS;
         sim_mem_advance(s, tick);
         int issued = 0;
         for (uint32_t i = 0; i < s->nsm && st == MB_OK; i++) {
             sim_sm *sm = &s->sms[i];
-            s->stats.warp_cycles += sm->live_warps;
-            if (sm->next_wake > s->now) {
-                account_skipped(s, sm, 1);
-                continue;
-            }
+            if (sm->next_wake > s->now)
+                continue; /* asleep: accounted when it wakes */
+            sm_flush(s, sm, s->now);
             st = sm_cycle(s, sm, &issued);
+            s->stats.warp_cycles += sm->live_warps;
+            sm->acct = s->now + 1;
         }
         if (st != MB_OK)
             break;
@@ -528,14 +548,8 @@ static mb_status run_launch(mb_sim *s)
                 return mb_error_set(s->err, MB_ERR_FAULT, "", 0, 0,
                                     "simulator stalled at cycle %llu with no pending event",
                                     (unsigned long long)s->now);
-            if (target > next) {
-                uint64_t skip = target - next;
-                for (uint32_t i = 0; i < s->nsm; i++) {
-                    account_skipped(s, &s->sms[i], skip);
-                    s->stats.warp_cycles += s->sms[i].live_warps * skip;
-                }
+            if (target > next)
                 next = target;
-            }
         }
         s->now = next;
     }
@@ -573,6 +587,7 @@ mb_status mb_sim_launch(mb_sim *s, mb_program *prog, mb_memory *mem, const mb_la
         memset(sm->unit_free, 0, sizeof(uint64_t) * (size_t)(s->cfg.num_sp + s->cfg.num_sfu + s->cfg.num_dp + s->cfg.num_int + s->cfg.num_mem));
         sm->port_free = 0;
         sm->next_wake = 0;
+        sm->acct = 0;
         sm->age = 0;
         for (uint32_t k = 0; k < (uint32_t)s->cfg.sched_per_core; k++) {
             sm->sched[k].nwarps = 0;
@@ -594,6 +609,8 @@ mb_status mb_sim_launch(mb_sim *s, mb_program *prog, mb_memory *mem, const mb_la
         st = run_launch(s);
     }
     if (st == MB_OK) {
+        for (uint32_t i = 0; i < s->nsm; i++)
+            sm_flush(s, &s->sms[i], s->now + 1);
         s->stats.cycles += s->now + 1;
         s->stats.sm_cycles += (uint64_t)s->nsm * (s->now + 1);
         s->stats.launches++;

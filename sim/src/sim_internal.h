@@ -171,6 +171,7 @@ typedef struct sim_sm {
     sim_load *loads;
     uint32_t nloads, free_load;
     uint64_t next_wake;        /* cycle: earliest a warp may become issuable without an event */
+    uint64_t acct;             /* first cycle not yet in its statistics */
     uint64_t age;
 } sim_sm;
 

@@ -385,6 +385,11 @@ typedef struct txn {
 
 static void add_txn(txn *t, unsigned *n, unsigned max, uint64_t line, uint8_t sectors)
 {
+    if (*n && t[*n - 1].line == line) { /* neighbouring lanes usually share a line */
+        t[*n - 1].sectors |= sectors;
+        t[*n - 1].lanes++;
+        return;
+    }
     for (unsigned i = 0; i < *n; i++)
         if (t[i].line == line) {
             t[i].sectors |= sectors;
@@ -519,9 +524,9 @@ static uint32_t shared_cycles(const mb_sim *s, const uint64_t *addrs, uint32_t m
         if (!pm)
             continue;
         (*parts_used)++;
-        /* distinct words per bank; the same word is broadcast */
-        uint64_t words[128];
-        uint32_t nwords = 0;
+        /* distinct words per bank (the same word is broadcast): each bank keeps
+         * the words seen so far, so a conflict-free access costs one look per lane */
+        uint64_t words[128][4];
         uint32_t count[128];
         memset(count, 0, sizeof(uint32_t) * (banks < 128 ? banks : 128));
         uint32_t degree = 1;
@@ -529,16 +534,16 @@ static uint32_t shared_cycles(const mb_sim *s, const uint64_t *addrs, uint32_t m
             int l = __builtin_ctz(m);
             for (uint32_t k = 0; k < words_per_lane; k++) {
                 uint64_t word = addrs[l] / 4 + k;
-                int seen = 0;
-                for (uint32_t i = 0; i < nwords; i++)
-                    if (words[i] == word) {
-                        seen = 1;
-                        break;
-                    }
-                if (seen || nwords == 128)
-                    continue;
-                words[nwords++] = word;
                 uint32_t b = (uint32_t)(word % banks);
+                uint32_t c = count[b], i = 0;
+                while (i < c && i < 4 && words[b][i] != word)
+                    i++;
+                if (i < c && i < 4)
+                    continue; /* broadcast */
+                if (c < 4)
+                    words[b][c] = word;
+                /* beyond 4 distinct words a bank's later duplicates count as new: an
+                 * over-estimate only for more than 4-way conflicts with broadcasts */
                 if (++count[b] > degree)
                     degree = count[b];
             }
