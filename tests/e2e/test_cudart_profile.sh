@@ -11,6 +11,11 @@ if [ ! -x "$NVCC" ]; then
   echo "skipped: nvcc not found (set NVCC); test_cudart_profile covers profile mode without it"
   exit 77
 fi
+LIB="$(dirname "$MINIBENCH")/lib/libcudart.so.13"
+if nm -D "$LIB" 2>/dev/null | grep -q " U __asan_init"; then
+  echo "skipped: a sanitizer build's libcudart.so.13 needs the sanitizer runtime in the program; run in a plain build"
+  exit 77
+fi
 BIN="$TMP/bin"
 mkdir -p "$BIN"
 for name in nw reduce_seq vecadd; do
