@@ -263,7 +263,7 @@ mb_status cx_classify(ctx *c)
         return st;
     choose_controllers(c);
     mb_clone_model *m = c->m;
-    m->branches = mb_arena_alloc(c->A, (c->f->nbranches + 1) * sizeof(*m->branches));
+    m->branches = mb_arena_alloc(c->A, (c->nb + 1) * sizeof(*m->branches));
     if (!m->branches)
         return cx_nomem(c);
     for (size_t k = 0; k < c->nb; k++) {

@@ -715,7 +715,7 @@ static mb_status branch_slot(ctx *c, int block)
     const char *guard = br->true_taken ? cx_fmt(c, "@%s", p) : cx_fmt(c, "@!%s", p);
     switch (br->rule) {
     case MB_RULE_CONST:
-        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %s, 0", p, c->r_kf);
+        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %s, 0", p, c->r_gtid);
         guard = cx_fmt(c, "@%s", p);
         break;
     case MB_RULE_KEY:
