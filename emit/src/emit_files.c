@@ -111,13 +111,28 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
     return st;
 }
 
+/* mkdir -p: each missing component in turn */
 static mb_status ensure_dir(const char *dir, mb_error *err)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-        struct stat sb;
-        if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-            return MB_OK;
+    size_t n = strlen(dir);
+    char *path = malloc(n + 1);
+    if (!path)
+        return mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
+    memcpy(path, dir, n + 1);
+    int ok = 1;
+    for (size_t i = 1; i <= n && ok; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char saved = path[i];
+        path[i] = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            ok = 0;
+        path[i] = saved;
     }
+    free(path);
+    struct stat sb;
+    if (ok && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return MB_OK;
     return mb_error_set(err, MB_ERR_IO, dir, 0, 0, "cannot create the output directory: %s",
                         strerror(errno ? errno : ENOTDIR));
 }

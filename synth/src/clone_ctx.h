@@ -18,6 +18,7 @@ typedef struct need_seq {
     size_t n, cap;
     size_t deadline;
     size_t min_start;       /* first slot it may use (after readers of old values) */
+    int independent;        /* needs nothing the block's earlier sequences compute */
 } need_seq;
 
 enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM };

@@ -160,7 +160,9 @@ static mb_status match_block(ctx *c, int block)
             b->seqs[k] = b->seqs[k - 1];
             b->seqs[k - 1] = t;
         }
+    size_t reached = 0; /* past every slot an earlier sequence used */
     for (size_t i = 0; i < b->nseqs; i++) {
+        cursor = b->seqs[i].independent ? 0 : reached;
         size_t eff = b->seqs[i].deadline;
         for (size_t j = i + 1; j < b->nseqs; j++)
             if (b->seqs[j].deadline < eff)
@@ -192,6 +194,8 @@ static mb_status match_block(ctx *c, int block)
                 c->m->synthetic_insns++;
             }
         }
+        if (cursor > reached)
+            reached = cursor;
         free(b->seqs[i].items);
         b->seqs[i].items = NULL;
     }
@@ -244,7 +248,7 @@ static int needs_kf(const ctx *c)
 }
 
 /* Thread coordinates and the warp-major key kf = gwarp * 32 + lane. */
-static mb_status entry_prologue(ctx *c, need_seq *s)
+static mb_status entry_prologue(ctx *c, need_seq *params, need_seq *s)
 {
     const uint32_t *bd = c->m->block, *gd = c->m->grid;
     static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
@@ -252,7 +256,7 @@ static mb_status entry_prologue(ctx *c, need_seq *s)
     for (size_t q = 0; q < c->p->nparams; q++)
         if (c->p->params[q].is_pointer) {
             c->r_pbase[q] = cx_reg(c, MB_REG_B64);
-            ADD(s, "ld.param.u64", "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
+            ADD(params, "ld.param.u64", "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
         }
     const char *coord[6];
     for (int i = 0; i < 6; i++) {
@@ -715,7 +719,9 @@ static mb_status branch_slot(ctx *c, int block)
     const char *guard = br->true_taken ? cx_fmt(c, "@%s", p) : cx_fmt(c, "@!%s", p);
     switch (br->rule) {
     case MB_RULE_CONST:
-        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %s, 0", p, c->r_gtid);
+        /* x < minimum is never true, x >= minimum always: any register will do */
+        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %%r_in, %s", p,
+            ty[0] == 's' ? "-2147483648" : "0");
         guard = cx_fmt(c, "@%s", p);
         break;
     case MB_RULE_KEY:
@@ -794,12 +800,17 @@ mb_status cx_assemble(ctx *c)
         if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
-    /* 1. entry prologue */
+    /* 1. parameters in the entry block; thread coordinates and keys where
+     *    their users' common dominator is (placed after step 2) */
     need_seq *pro = cx_block_seq(c, 0, first_mem_slot(&c->b[0]));
+    need_seq coords;
+    memset(&coords, 0, sizeof(coords));
     if (!pro)
         return cx_nomem(c);
-    if ((st = entry_prologue(c, pro)) != MB_OK)
+    if ((st = entry_prologue(c, pro, &coords)) != MB_OK) {
+        free(coords.items);
         return st;
+    }
     /* 2. where each thread base goes: the hoisted common dominator of its
      *    users; accesses with the same base and thread terms share one */
     int *place = malloc((c->f->nmem + 1) * sizeof(int)), *gplace = malloc((np + 1) * sizeof(int));
@@ -872,6 +883,41 @@ mb_status cx_assemble(ctx *c)
             if (pl->param >= 0)
                 gplace[pl->param] = lca(c, gplace[pl->param], place[i]);
         }
+    /* 1b. the coordinates' block: the hoisted common dominator of every user */
+    {
+        int at = -1;
+        for (size_t k = 0; k < c->nb; k++)
+            if (c->b[k].cond && (c->m->branches[c->b[k].branch].rule == MB_RULE_KEY ||
+                                 c->m->branches[c->b[k].branch].rule == MB_RULE_HASH))
+                at = lca(c, at, (int)k);
+        for (size_t l = 0; l < nl; l++)
+            if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].controller >= 0)
+                at = lca(c, at, hoist(c, c->b[c->f->loops[l].header].idom));
+        for (size_t i = 0; i < c->f->nmem; i++) {
+            const mb_sprof_mem *mm = &c->f->mem[i];
+            int uses = c->plans[i].kind == PLAN_PATTERN;
+            for (size_t t = 0; t < mm->affine.nterms && !uses; t++)
+                uses = strncmp(mm->affine.var[t], "iter.", 5) != 0 && mm->affine.coef[t] != 0;
+            if (uses && share[i] == (int)i)
+                at = lca(c, at, place[i]);
+        }
+        if (at >= 0) {
+            at = hoist(c, at);
+            need_seq *q = cx_block_seq(c, at, first_mem_slot(&c->b[at]));
+            if (!q) {
+                free(coords.items);
+                free(place);
+                free(gplace);
+                free(share);
+                return cx_nomem(c);
+            }
+            q->items = coords.items;
+            q->n = coords.n;
+            q->cap = coords.cap;
+        } else {
+            free(coords.items);
+        }
+    }
     /* 3. per block: parameter bases, thread bases (by first use), trip counts */
     for (size_t p = 0; p < np; p++)
         if (c->p->params[p].is_pointer)
@@ -956,9 +1002,10 @@ mb_status cx_assemble(ctx *c)
     /* 4. loop counters: increment at the header, reset before entering */
     for (size_t l = 0; l < nl; l++) {
         int h = c->f->loops[l].header;
-        need_seq *q = cx_block_seq(c, h, first_mem_slot(&c->b[h]));
+        need_seq *q = cx_block_seq(c, h, term_slot(&c->b[h]));
         if (!q)
             return cx_nomem(c);
+        q->independent = 1;
         ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
     }
     /* 5. accesses (in slot order) */
@@ -980,6 +1027,7 @@ mb_status cx_assemble(ctx *c)
             need_seq *a = cx_block_seq(c, ed->from, term_slot(&c->b[ed->from]));
             if (!a)
                 return cx_nomem(c);
+            a->independent = 1;
             /* after every access of the block, which read the old value */
             for (size_t k = 0; k < c->b[ed->from].nslots; k++)
                 if (c->b[ed->from].slots[k].role == SLOT_MEM)

@@ -1,0 +1,72 @@
+// Crafted kernels, one per divergence case of the MiniBench paper's section
+// 4.2.2, for the synth end-to-end tests (tests/e2e/test_synth_cases.sh).
+// divergence.ptx is this file compiled with
+//   nvcc -arch=sm_75 -ptx -O3 divergence.cu -o divergence.ptx
+
+// Outside-loop area: the first N threads go one way (a boundary between warps).
+extern "C" __global__ void outside_first_n(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = in[i] * 2.0f;
+}
+
+// Outside-loop area, divergence inside every warp: a lane pattern.
+extern "C" __global__ void outside_lanes(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if ((threadIdx.x & 31) < 12)
+        out[i] = in[i] * in[i + 1] + 1.0f;
+}
+
+// Self-loop with the same trip count in every thread (case 1).
+extern "C" __global__ void self_loop(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < n; k++)
+        acc = acc * 0.5f + in[k];
+    out[i] = acc;
+}
+
+// Jump point where only some threads jump back: trip counts differ across
+// threads (case 2 ii) in a strided loop.
+extern "C" __global__ void jump_first_n(const unsigned *in, unsigned *out, int n)
+{
+    unsigned acc = 0;
+#pragma unroll 1
+    for (int k = threadIdx.x; k < n; k += 32)
+        acc += in[k] ^ k;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// Target point with two groups of threads and the same iterations (case 3 ii):
+// inside the loop, a condition on the thread index alone.
+extern "C" __global__ void target_groups(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        if (threadIdx.x < 48)
+            out[i] = acc + in[k];
+        acc += in[k + 1];
+    }
+    out[i] = acc;
+}
+
+// Data-dependent branch inside a loop (case 3 iv): random per iteration.
+extern "C" __global__ void target_random(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        float v = in[i * n + k];
+        if (v > 0.7f)
+            out[i] = acc * v;
+        acc += v;
+    }
+    out[i] = acc;
+}
