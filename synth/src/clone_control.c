@@ -170,19 +170,24 @@ static mb_status loops(ctx *c)
     const mb_sprof_func *f = c->f;
     c->nloops = f->nloops;
     c->in_loop = mb_arena_alloc(c->A, (f->nloops + 1) * sizeof(*c->in_loop));
+    c->latch = mb_arena_alloc(c->A, (f->nloops + 1) * sizeof(*c->latch));
     c->loop_of_header = mb_arena_alloc(c->A, c->nb * sizeof(int));
     c->m->loops = mb_arena_alloc(c->A, (f->nloops + 1) * sizeof(*c->m->loops));
-    if (!c->in_loop || !c->loop_of_header || !c->m->loops)
+    if (!c->in_loop || !c->latch || !c->loop_of_header || !c->m->loops)
         return cx_nomem(c);
     c->m->nloops = f->nloops;
     for (size_t k = 0; k < c->nb; k++)
         c->loop_of_header[k] = -1;
     for (size_t l = 0; l < f->nloops; l++) {
-        if (!(c->in_loop[l] = mb_arena_alloc(c->A, c->nb)))
+        if (!(c->in_loop[l] = mb_arena_alloc(c->A, c->nb)) || !(c->latch[l] = mb_arena_alloc(c->A, c->nb)))
             return cx_nomem(c);
         for (size_t k = 0; k < f->loops[l].nblocks; k++)
             c->in_loop[l][f->loops[l].blocks[k]] = 1;
         c->loop_of_header[f->loops[l].header] = (int)l;
+        for (size_t e = 0; e < f->nedges; e++)
+            if (f->edges[e].to == f->loops[l].header && f->edges[e].back &&
+                c->in_loop[l][f->edges[e].from])
+                c->latch[l][f->edges[e].from] = 1;
         c->m->loops[l].header = f->loops[l].header;
         c->m->loops[l].controller = -1;
         if (f->loops[l].header == 0)

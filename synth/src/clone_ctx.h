@@ -80,6 +80,7 @@ typedef struct ctx {
     blk *b;
     size_t nloops;
     unsigned char **in_loop;  /* in_loop[l][block] */
+    unsigned char **latch;    /* latch[l][block]: the block has a back edge to l's header */
     int *loop_of_header;      /* block -> loop whose header it is, -1 */
     /* threads */
     uint32_t nthreads, tpc, wpc;

@@ -740,14 +740,18 @@ static mb_status branch_slot(ctx *c, int block)
     }
     case MB_RULE_LOOP_BACK:
     case MB_RULE_LOOP_EXIT: {
+        /* the counter holds finished iterations: the jump point (after the
+         * count) goes back while iter < trip; an exit before it leaves once
+         * iter >= trip - 1 (trip registers of such loops hold trip - 1) */
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
+        uint32_t adj = br->rule == MB_RULE_LOOP_EXIT;
         if (l->ntrips > 1 || l->span)
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
         else
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %u", p, c->r_iter[br->loop],
-                l->ntrips ? l->trip[0] : 1);
+                (l->ntrips ? l->trip[0] : 1) - adj);
         break;
     }
     }
@@ -762,18 +766,20 @@ static mb_status trip_value(ctx *c, need_seq *s, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
     const char *r = c->r_trip[l], *key = key_reg(c, cl->lane_period);
+    uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
+                   c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
     if (cl->span) {
         const char *t = cx_reg(c, MB_REG_B32);
         ADD(s, "mul.lo.s32", "%s, %s, %u", t, key, cl->span);
         ADD(s, "shr.u32", "%s, %s, %u", t, t, cl->shift);
-        ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0]);
+        ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
         return MB_OK;
     }
-    ADD(s, "mov.u32", "%s, %u", r, cl->trip[0]);
+    ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
     for (size_t j = 1; j < cl->ntrips; j++) {
         const char *p = cx_reg(c, MB_REG_PRED);
         ADD(s, "setp.ge.u32", "%s, %s, %u", p, key, cl->trip_from[j]);
-        ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j], r, p);
+        ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
     return MB_OK;
 }
@@ -1001,12 +1007,16 @@ mb_status cx_assemble(ctx *c)
         return st;
     /* 4. loop counters: increment at the header, reset before entering */
     for (size_t l = 0; l < nl; l++) {
-        int h = c->f->loops[l].header;
-        need_seq *q = cx_block_seq(c, h, term_slot(&c->b[h]));
-        if (!q)
-            return cx_nomem(c);
-        q->independent = 1;
-        ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+        /* counted where an iteration ends, like compiled loops' counters */
+        for (size_t k = 0; k < c->nb; k++) {
+            if (!c->latch[l][k])
+                continue;
+            need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!q)
+                return cx_nomem(c);
+            q->independent = 1;
+            ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+        }
     }
     /* 5. accesses (in slot order) */
     for (size_t k = 0; k < c->nb; k++)

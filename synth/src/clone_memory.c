@@ -35,7 +35,7 @@ int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const
         if (var_index(mem->affine.var[i], &dim))
             x = dim < 3 ? c->tid[dim][t] : c->cta[dim - 3][t];
         else if ((l = loop_var(mem->affine.var[i])) >= 0 && (size_t)l < c->nloops)
-            x = iter[l] ? (int64_t)iter[l] - 1 : 0;
+            x = iter[l]; /* finished iterations: the 0-based index */
         v += mem->affine.coef[i] * x;
     }
     return v;

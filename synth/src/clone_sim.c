@@ -40,7 +40,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
     mb_status st = MB_OK;
     for (uint32_t t = 0; t < c->nthreads && st == MB_OK; t++) {
         memset(iter, 0, (c->nloops + 1) * sizeof(uint32_t));
-        int b = 0;
+        int b = 0, prev = -1;
         while (b >= 0) {
             if (++total > SIM_STEP_LIMIT) {
                 st = mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
@@ -50,11 +50,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
             }
             ecount[b] += 1;
             int hl = c->loop_of_header[b];
-            if (hl >= 0) {
-                iter[hl]++;
-                if (w && w->loop == hl && iter[hl] == 1)
-                    w->activations[t]++;
-            }
+            if (hl >= 0 && (prev < 0 || !c->in_loop[hl][prev]) && w && w->loop == hl)
+                w->activations[t]++;
             const blk *B = &c->b[b];
             if (w && w->ranges)
                 for (size_t i = 0; i < c->f->nmem; i++) {
@@ -70,6 +67,11 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                         pl->hi = v;
                     pl->seen = 1;
                 }
+            /* the counters count finished iterations: advanced where an
+             * iteration ends, before that block's branch */
+            for (size_t l = 0; l < c->nloops; l++)
+                if (c->latch[l][b])
+                    iter[l]++;
             int next;
             if (B->term == TERM_RET) {
                 next = -1;
@@ -87,7 +89,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                     p = iter[br->loop] < cx_trip(c, br->loop, t);
                     break;
                 case MB_RULE_LOOP_EXIT:
-                    p = iter[br->loop] >= cx_trip(c, br->loop, t);
+                    p = iter[br->loop] + 1 >= cx_trip(c, br->loop, t);
                     break;
                 case MB_RULE_CONST:
                     break;
@@ -110,6 +112,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
             for (size_t l = 0; l < c->nloops; l++)
                 if (is_outside_pred(c, b, (int)l))
                     iter[l] = 0;
+            prev = b;
             b = next;
         }
     }
