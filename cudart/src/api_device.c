@@ -293,6 +293,17 @@ static cudaError_t resolved_kernel(mb_rt *rt, const void *func, rt_kernel **out)
     return rt_kernel_resolve(rt, k);
 }
 
+/* The sm number of the module's .target (75 for sm_75); the device's when absent. */
+static int module_arch(const mb_module *m)
+{
+    for (uint32_t i = 0; i < m->ntargets; i++) {
+        const char *t = m->targets[i];
+        if (strncmp(t, "sm_", 3) == 0 && t[3] >= '1' && t[3] <= '9')
+            return atoi(t + 3);
+    }
+    return DEV_MAJOR * 10 + DEV_MINOR;
+}
+
 MB_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     mb_rt *rt = rt_enter();
@@ -318,8 +329,10 @@ MB_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
         /* PTX registers are virtual: report the 32-bit ones, capped like a real allocation. */
         unsigned regs = res.regs_by_size[2] + 2 * res.regs_by_size[3];
         attr->numRegs = (int)(regs > 255 ? 255 : regs);
-        attr->ptxVersion = (int)(k->mod->module->version_major * 10 + k->mod->module->version_minor);
-        attr->binaryVersion = DEV_MAJOR * 10 + DEV_MINOR;
+        /* The virtual architecture the PTX targets (75 for .target sm_75), as the runtime
+         * reports it; libraries such as CUB pick their tuning policies by it. */
+        attr->ptxVersion = module_arch(k->mod->module);
+        attr->binaryVersion = attr->ptxVersion;
         attr->maxDynamicSharedSizeBytes =
             k->max_dynamic_shared ? k->max_dynamic_shared
                                   : DEV_SHARED_PER_BLOCK - (int)res.shared_bytes;

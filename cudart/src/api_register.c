@@ -270,6 +270,8 @@ static cudaError_t launch(const void *func, dim3 grid, dim3 block, void **args, 
     if (rt->sticky_error != cudaSuccess)
         return rt_leave(rt, cudaSuccess);
     rt_kernel *k = rt_kernel_find(rt, func);
+    if (!k)
+        rt_warn("launch of %p, which is no registered kernel", func);
     cudaError_t e = k ? rt_launch(rt, k, grid, block, args, shared, stream)
                       : cudaErrorInvalidDeviceFunction;
     if (rt->sticky_error != cudaSuccess) {
