@@ -270,7 +270,26 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     cl->ntrips = n;
     cl->span = 0;
     const mb_sprof_loop *sl = &c->f->loops[l];
-    if (n >= 3 && cl->lane_period) {
+    /* n values give n - 1 boundaries; a warp that mixes trip counts holds
+     * about one, so the key repeats every (n - 1) / f warps */
+    if (cl->lane_period && sl->warp_activations && n > 1) {
+        double f = (double)sl->warp_activations_differing / (double)sl->warp_activations;
+        double want = (double)(sl->trips.n - 1) / (f > 0 ? f : 1);
+        /* the controlling branch's divergence says how many boundaries a
+         * warp holds: it diverges once per boundary, out of its longest trip */
+        for (size_t i = 0; i < c->f->nbranches; i++)
+            if (c->f->branches[i].block == cl->controller && sl->trips.n) {
+                double b = c->f->branches[i].divergence_fraction *
+                           (double)sl->trips.key[sl->trips.n - 1];
+                if (b > 0.5)
+                    want = (double)(sl->trips.n - 1) / b;
+            }
+        uint32_t p = 1, warps = c->nthreads / 32 + (c->nthreads % 32 != 0);
+        while ((double)p * 1.4142 < want && p < (1u << 20))
+            p *= 2;
+        cl->lane_period = p >= warps ? 0 : p;
+    }
+    if (sl->trips.n > 4 && cl->lane_period) {
         /* many trip counts spread inside warps: a uniform spread over the
          * lane key with the profile's minimum and mean (3 instructions
          * instead of a threshold per value) */

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The divergence cases of the MiniBench paper's section 4.2.2 on crafted
+# kernels (tests/synth/divergence.cu): each case is recognised, and the
+# clone reproduces the branch statistics of the case's branch.
+source "$(dirname "$0")/lib.sh"
+SYN="$MB_SOURCE_DIR/tests/synth"
+expect_exit 0 "profile the crafted kernels" -- "$MINIBENCH" profile "$SYN/divergence.ptx" \
+  --launch "$SYN/launch.json" -o "$TMP/p"
+
+# kernel.launch | case the synth output must name | block of that branch
+cases=(
+  "outside_first_n.0|outside-loop first N|0"
+  "outside_lanes.1|outside-loop lane pattern|0"
+  "self_loop.2|self-loop|2"
+  "jump_first_n.3|self-loop|2"
+  "target_groups.4|target point \(ii\)|3"
+  "target_random.5|target point \(iv\)|3"
+  "target_groups.4|jump point \(i\)|5"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r k name block <<<"$c"
+  kernel=${k%.*}
+  expect_exit 0 "synth $k" -- "$MINIBENCH" synth "$TMP/p/$k" --reduction 1 -o "$TMP/c/$k"
+  expect_grep "$TMP/out" "branch in block $block \(line [0-9]+\): $name" "$k: $name recognised"
+  expect_exit 0 "profile the clone of $k" -- "$MINIBENCH" profile "$TMP/c/$k/clone.ptx" \
+    --launch "$TMP/c/$k/launch.json" -o "$TMP/c/$k/prof"
+  expect_exit 0 "compare $k" -- "$MINIBENCH" compare "$TMP/p/$k" "$TMP/c/$k/prof/$kernel.0"
+  # the case's branch: same taken fraction (counts reproduced) and divergence within 2 points
+  line=$(grep -E "^  $block +[0-9]+ " "$TMP/out" | head -1)
+  if [ -z "$line" ]; then
+    fail "$k: no branch in block $block in the comparison"
+    continue
+  fi
+  read -r _ _ da db diff ta tb <<<"$line"
+  awk -v d="$diff" 'BEGIN { exit !(d <= 0.02 && d >= -0.02) }' && pass ||
+    fail "$k: divergence of block $block: $da vs $db"
+  awk -v a="$ta" -v b="$tb" 'BEGIN { x = a - b; exit !(x <= 0.02 && x >= -0.02) }' && pass ||
+    fail "$k: taken fraction of block $block: $ta vs $tb"
+done
+
+# the whole check passes where the kernel is exactly the case
+for k in outside_first_n.0 self_loop.2; do
+  expect_exit 0 "check $k" -- "$MINIBENCH" compare "$TMP/p/$k" "$TMP/c/$k/prof/${k%.*}.0" --check
+done
+finish

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end tests of 'minibench synth': usage, bad inputs, determinism, the
+# clone directory, and a clone that reproduces its original within the
+# tolerances of 'minibench compare --check' (vecadd, at every reduction).
+source "$(dirname "$0")/lib.sh"
+P="$TMP/prof"
+expect_exit 0 "profile vecadd" -- "$MINIBENCH" profile "$EX/vecadd/vecadd.ptx" \
+  --launch "$EX/vecadd/launch.json" -o "$P"
+A="$P/vecadd.0"
+
+# --- help and usage errors
+expect_exit 0 "synth help" -- "$MINIBENCH" synth --help
+expect_grep "$TMP/out" "Usage: minibench synth" "help text"
+expect_exit 2 "no reduction" -- "$MINIBENCH" synth "$A" -o "$TMP/c"
+expect_exit 2 "no output" -- "$MINIBENCH" synth "$A" --reduction 2
+expect_exit 2 "reduction 0" -- "$MINIBENCH" synth "$A" --reduction 0 -o "$TMP/c"
+expect_grep "$TMP/err" "reduction" "the bad option is named"
+expect_exit 2 "bad seed" -- "$MINIBENCH" synth "$A" --reduction 2 --seed x -o "$TMP/c"
+
+# --- bad inputs: nothing is written
+expect_exit 1 "missing profile" -- "$MINIBENCH" synth "$TMP/none.0" --reduction 2 -o "$TMP/c"
+expect_grep "$TMP/err" "none.0.profile.json" "missing file named"
+[ ! -e "$TMP/c" ] && pass || fail "a failed synth created its output directory"
+expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
+  --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
+D=$(ls "$TMP/dp"/*.0.profile.json | head -1)
+expect_exit 1 "calls are refused" -- "$MINIBENCH" synth "${D%.profile.json}" --reduction 2 -o "$TMP/c"
+expect_grep "$TMP/err" "calls to device functions are not reproduced" "reason given"
+[ ! -e "$TMP/c" ] && pass || fail "a refused synth created its output directory"
+
+# --- the clone directory
+expect_exit 0 "synth vecadd" -- "$MINIBENCH" synth "$A" --reduction 2 --seed 5 -o "$TMP/c"
+expect_grep "$TMP/out" "branch in block 0 \(line [0-9]+\): outside-loop first N" "case printed"
+for f in clone.ptx clone.cu launch.json Makefile README.md; do
+  [ -s "$TMP/c/$f" ] && pass || fail "synth did not write $f"
+done
+expect_grep "$TMP/c/README.md" "\| reduction factor \| 2 \|" "README: reduction"
+expect_grep "$TMP/c/README.md" "\| seed \| 5 \|" "README: seed"
+expect_grep "$TMP/c/README.md" "\| source kernel \| \`vecadd\` \|" "README: source kernel"
+expect_grep "$TMP/c/clone.cu" "asm volatile\(" "clone.cu: one asm block"
+expect_grep "$TMP/c/launch.json" '"grid": \[' "launch.json: grid"
+
+# --- determinism: same seed, same bytes
+expect_exit 0 "synth again" -- "$MINIBENCH" synth "$A" --reduction 2 --seed 5 -o "$TMP/c2"
+for f in clone.ptx clone.cu launch.json Makefile README.md; do
+  cmp -s "$TMP/c/$f" "$TMP/c2/$f" && pass || fail "$f differs between two runs with the same seed"
+done
+
+# --- the clone runs and matches its original at every reduction
+for R in 1 2 8 max; do
+  expect_exit 0 "synth R=$R" -- "$MINIBENCH" synth "$A" --reduction $R -o "$TMP/r$R"
+  expect_exit 0 "run R=$R" -- "$MINIBENCH" run "$TMP/r$R/clone.ptx" --launch "$TMP/r$R/launch.json"
+  expect_exit 0 "profile R=$R" -- "$MINIBENCH" profile "$TMP/r$R/clone.ptx" \
+    --launch "$TMP/r$R/launch.json" -o "$TMP/r$R/prof"
+  expect_exit 0 "compare --check R=$R" -- "$MINIBENCH" compare "$A" "$TMP/r$R/prof/vecadd.0" \
+    --reduction $R --check
+done
+
+# --- ptxas accepts the clone (when the CUDA toolkit is installed)
+PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
+if [ -n "$PTXAS" ]; then
+  expect_exit 0 "ptxas" -- "$PTXAS" -arch=sm_75 "$TMP/c/clone.ptx" -o "$TMP/c/clone.cubin"
+else
+  echo "ptxas not found: the ptxas check is skipped"
+fi
+finish

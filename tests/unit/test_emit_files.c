@@ -1,0 +1,153 @@
+/* emit: template placeholders, and the clone directory's five files. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <minibench/emit.h>
+#include <minibench/inspect.h>
+#include <minibench/profiler.h>
+#include <minibench/synth.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "synth_fixture.h"
+
+static void test_template_fill(void **state)
+{
+    (void)state;
+    const char *keys[] = {"NAME", "N2"};
+    const char *values[] = {"world", "two"};
+    const char tpl[] = "hello @@NAME@@, @@N2@@ and @@NAME@@; @@lower@@ stays";
+    mb_buf out = MB_BUF_INIT;
+    mb_error err;
+    assert_int_equal(mb_template_fill("t", tpl, strlen(tpl), keys, values, 2, &out, &err), MB_OK);
+    assert_string_equal(out.data, "hello world, two and world; @@lower@@ stays");
+    mb_buf_reset(&out);
+    const char bad[] = "line one\nline @@MISSING@@ two\n";
+    assert_int_equal(mb_template_fill("bad.in", bad, strlen(bad), keys, values, 2, &out, &err),
+                     MB_ERR_INVALID);
+    assert_string_equal(err.file, "bad.in");
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.msg, "placeholder @@MISSING@@ has no value"));
+    mb_buf_free(&out);
+    /* every template is embedded, so emit works from any directory */
+    const char *names[] = {"clone.ptx", "clone.cu", "Makefile", "README.md"};
+    for (int i = 0; i < 4; i++) {
+        size_t len = 0;
+        assert_non_null(mb_template_text(names[i], &len));
+        assert_true(len > 100);
+    }
+    assert_null(mb_template_text("nothing", NULL));
+}
+
+static mb_clone_model *fixture_model(double r)
+{
+    const char *text = PROFILE_JSON("0.0", "128", "{\"4\": 4}");
+    char *s = malloc(strlen(text) + 400);
+    /* the self-loop's branch record */
+    const char *cut = strstr(text, "\"condition\": \"thread/cta id\"}],");
+    assert_non_null(cut);
+    size_t head = (size_t)(cut - text) + strlen("\"condition\": \"thread/cta id\"}");
+    memcpy(s, text, head);
+    strcpy(s + head, ",\n {\"insn\": 4, \"line\": 13, \"block\": 1, \"warp_execs\": 4, "
+                     "\"taken_threads\": 96, \"not_taken_threads\": 32, \"diverged_warp_execs\": 0, "
+                     "\"divergence_fraction\": 0.0, \"condition\": \"uniform\"}");
+    strcat(s, text + head);
+    mb_error err;
+    mb_sprof *p = NULL;
+    mb_clone_model *m = NULL;
+    if (mb_sprof_parse_json(s, strlen(s), "fixture.json", &p, &err) != MB_OK ||
+        mb_clone_build(p, r, 3, &m, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    mb_sprof_free(p);
+    free(s);
+    return m;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *data = NULL;
+    size_t len;
+    mb_error err;
+    if (mb_read_file(path, 1 << 24, &data, &len, &err) != MB_OK)
+        fail_msg("%s: %s", path, err.msg);
+    return data;
+}
+
+static void test_clone_dir(void **state)
+{
+    (void)state;
+    mb_clone_model *m = fixture_model(2);
+    char dir[] = "/tmp/mb_emit_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    mb_error err;
+    mb_error_clear(&err);
+    if (mb_emit_clone_dir(m, sub, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    char *ptx = slurp(sub, "clone.ptx"), *cu = slurp(sub, "clone.cu"), *mk = slurp(sub, "Makefile"),
+         *readme = slurp(sub, "README.md"), *launch = slurp(sub, "launch.json");
+    /* clone.cu: one asm volatile block, parameters as operands, timed with events */
+    assert_non_null(strstr(cu, "asm volatile("));
+    assert_null(strstr(strstr(cu, "asm volatile(") + 1, "asm volatile("));
+    assert_non_null(strstr(cu, ": \"l\"(p0)"));
+    assert_non_null(strstr(cu, "cudaEventElapsedTime"));
+    assert_non_null(strstr(cu, "CHECK(cudaMalloc(&d_0, bytes));"));
+    assert_non_null(strstr(cu, "k_clone<<<grid, block, 0>>>(d_0 + 0)"));
+    assert_int_equal(mb_cuda_check_syntax("clone.cu", cu, strlen(cu), &err), MB_OK);
+    /* the README states source, reduction, seed and expected statistics */
+    assert_non_null(strstr(readme, "| reduction factor | 2 |"));
+    assert_non_null(strstr(readme, "| seed | 3 |"));
+    assert_non_null(strstr(readme, "| 1 | `$Lc1` | 64 |"));
+    assert_non_null(strstr(readme, "self-loop"));
+    assert_non_null(strstr(mk, "$(NVCC) -arch=$(ARCH)"));
+    assert_non_null(strstr(ptx, ".target sm_75"));
+    /* launch.json loads as a manifest with the original's buffer size */
+    assert_non_null(strstr(launch, "\"bytes\": 256"));
+    char path[700];
+    snprintf(path, sizeof path, "%s/launch.json", sub);
+    mb_manifest *man = NULL;
+    if (mb_manifest_load(path, &man, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    mb_manifest_free(man);
+    free(ptx);
+    free(cu);
+    free(mk);
+    free(readme);
+    free(launch);
+    const char *names[] = {"clone.ptx", "clone.cu", "launch.json", "Makefile", "README.md"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", sub, names[i]);
+        unlink(path);
+    }
+    rmdir(sub);
+    snprintf(path, sizeof path, "%s/a", dir);
+    rmdir(path);
+    /* an output path that is a file: nothing written, the error names it */
+    snprintf(path, sizeof path, "%s/file", dir);
+    assert_int_equal(mb_write_file_atomic(path, "x", 1, &err), MB_OK);
+    assert_int_equal(mb_emit_clone_dir(m, path, &err), MB_ERR_IO);
+    assert_non_null(strstr(err.msg, "cannot create the output directory"));
+    unlink(path);
+    rmdir(dir);
+    mb_clone_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_template_fill),
+        cmocka_unit_test(test_clone_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

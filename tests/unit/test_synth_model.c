@@ -1,0 +1,188 @@
+/* The clone model: branch cases, reduced trip counts, expected counts,
+ * determinism, the PTX it makes (parsed and run by the executor), and the
+ * kernels it refuses. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <minibench/emit.h>
+#include <minibench/profiler.h>
+#include <minibench/synth.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth_fixture.h"
+
+static char *replace(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *s = malloc(n + 1);
+    memcpy(s, text, (size_t)(at - text));
+    strcpy(s + (at - text), to);
+    strcat(s, at + strlen(from));
+    return s;
+}
+
+/* The fixture plus the self-loop's branch record (96 back, 32 out). */
+static char *loop_profile(void)
+{
+    return replace(PROFILE_JSON("0.0", "128", "{\"4\": 4}"), "\"condition\": \"thread/cta id\"}],",
+                   "\"condition\": \"thread/cta id\"},\n"
+                   "    {\"insn\": 4, \"line\": 13, \"block\": 1, \"warp_execs\": 4,\n"
+                   "     \"taken_threads\": 96, \"not_taken_threads\": 32, \"diverged_warp_execs\": 0,\n"
+                   "     \"divergence_fraction\": 0.0, \"condition\": \"uniform\"}],");
+}
+
+static mb_sprof *parse(const char *text)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    mb_sprof *p = NULL;
+    if (mb_sprof_parse_json(text, strlen(text), "fixture.json", &p, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    return p;
+}
+
+static mb_clone_model *build(const mb_sprof *p, double r, uint64_t seed)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    mb_clone_model *m = NULL;
+    if (mb_clone_build(p, r, seed, &m, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    return m;
+}
+
+static void test_cases_and_counts(void **state)
+{
+    (void)state;
+    char *text = loop_profile();
+    mb_sprof *p = parse(text);
+    mb_clone_model *m = build(p, 1, 1);
+    assert_int_equal(m->nblocks, 3);
+    assert_int_equal(m->nbranches, 2);
+    assert_int_equal(m->branches[0].block, 0);
+    assert_int_equal(m->branches[0].kind, MB_CASE_OUTSIDE_FIRST_N);
+    assert_int_equal(m->branches[0].rule, MB_RULE_KEY);
+    assert_int_equal(m->branches[1].kind, MB_CASE_SELF_LOOP);
+    assert_int_equal(m->branches[1].rule, MB_RULE_LOOP_BACK);
+    assert_string_equal(mb_clone_case_name(MB_CASE_SELF_LOOP), "self-loop");
+    /* the model's own run predicts the original's counts at R = 1 */
+    assert_true(fabs(m->expected_ecount[0] - 64) < 1e-9);
+    assert_true(fabs(m->expected_ecount[1] - 128) < 1e-9);
+    assert_true(fabs(m->expected_ecount[2] - 64) < 1e-9);
+    assert_int_equal(m->loops[0].ntrips, 1);
+    assert_int_equal(m->loops[0].trip[0], 4);
+    mb_clone_free(m);
+    /* R = 2 halves the loop, R = 3 rounds down, 8 and max keep one iteration */
+    const double rs[] = {2, 3, 8, 0};
+    const uint32_t trips[] = {2, 1, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        m = build(p, rs[i], 1);
+        assert_int_equal(m->loops[0].trip[0], trips[i]);
+        assert_true(fabs(m->expected_ecount[1] - 32.0 * trips[i]) < 1e-9);
+        assert_true(fabs(m->expected_ecount[1] - mb_sprof_expected_ecount(p, 1, rs[i])) < 1e-9);
+        assert_true(fabs(m->expected_ecount[0] - 64) < 1e-9);
+        mb_clone_free(m);
+    }
+    mb_sprof_free(p);
+    free(text);
+}
+
+static char *emit_ptx(const mb_clone_model *m)
+{
+    mb_buf b = MB_BUF_INIT;
+    mb_error err;
+    if (mb_emit_ptx(m, &b, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    return b.data;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    char *text = loop_profile();
+    mb_sprof *p = parse(text);
+    mb_clone_model *a = build(p, 2, 7), *b = build(p, 2, 7);
+    char *ta = emit_ptx(a), *tb = emit_ptx(b);
+    assert_string_equal(ta, tb);
+    free(ta);
+    free(tb);
+    mb_clone_free(a);
+    mb_clone_free(b);
+    mb_sprof_free(p);
+    free(text);
+}
+
+/* The clone PTX parses with the front end (running it is the e2e tests' job). */
+static void test_ptx_parses(void **state)
+{
+    (void)state;
+    char *text = loop_profile();
+    mb_sprof *p = parse(text);
+    mb_clone_model *m = build(p, 1, 1);
+    char *ptx = emit_ptx(m);
+    mb_error err;
+    mb_error_clear(&err);
+    mb_module *mod = NULL;
+    if (mb_ptx_parse(ptx, strlen(ptx), "clone.ptx", &mod, &err) != MB_OK)
+        fail_msg("clone.ptx: %d:%d: %s", err.line, err.col, err.msg);
+    /* the clone keeps the kernel's name, its parameters and its blocks */
+    assert_non_null(strstr(ptx, ".visible .entry k("));
+    assert_non_null(strstr(ptx, ".param .u64 p0"));
+    assert_non_null(strstr(ptx, "$Lc1:"));
+    /* one load in the loop, addressed inside the 256-byte buffer */
+    assert_non_null(strstr(ptx, "ld.global.f32"));
+    mb_module_free(mod);
+    free(ptx);
+    mb_clone_free(m);
+    mb_sprof_free(p);
+    free(text);
+}
+
+static void expect_build_error(const char *text, double r, mb_status want, const char *fragment)
+{
+    mb_sprof *p = parse(text);
+    mb_error err;
+    mb_error_clear(&err);
+    mb_clone_model *m = NULL;
+    assert_int_equal(mb_clone_build(p, r, 1, &m, &err), want);
+    assert_null(m);
+    if (!strstr(err.msg, fragment))
+        fail_msg("message '%s' lacks '%s'", err.msg, fragment);
+    mb_sprof_free(p);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char *text = loop_profile();
+    expect_build_error(text, 0.5, MB_ERR_INVALID, "reduction factor 0.5: must be at least 1");
+    char *s = replace(text, "\"chain\": \"add.s32 ld.f32 bra\"", "\"chain\": \"tex.f32 ld.f32 bra\"");
+    expect_build_error(s, 1, MB_ERR_UNSUPPORTED,
+                       "kernel k, block 1 (L1): instruction 0 'tex.f32' has no clone form");
+    free(s);
+    s = replace(text, "\"chain\": \"add.s32 bra\"", "\"chain\": \"add.s32 add.s32\"");
+    expect_build_error(s, 1, MB_ERR_UNSUPPORTED, "block 0 (BB0)");
+    free(s);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cases_and_counts),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_ptx_parses),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
