@@ -17,4 +17,7 @@ int cli_cudart_split(int argc, char **argv);
 int cli_cudart_exec(const char *prog, char **cmd, const char *const *names,
                     const char *const *values, int nvars, int preload);
 
+/* minibench sim [options] -- PROGRAM ARGS (argv: the options before "--"). */
+int cli_cudart_sim(int argc, char **argv, char **cmd);
+
 #endif

@@ -1,6 +1,7 @@
 /* minibench sim: time a PTX file's launches on the bundled cycle simulator. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_cudart.h"
 
 #include <minibench/profiler.h>
 #include <minibench/sim.h>
@@ -12,6 +13,7 @@
 
 static const char sim_help[] =
     "Usage: minibench sim FILE.ptx --launch L.json --config NAME|FILE [options]\n"
+    "       minibench sim --config NAME|FILE [options] -- PROGRAM [ARGS...]  (its options: 'minibench sim --help --')\n"
     "\n"
     "Simulates the launches of a launch manifest, in order, on the bundled cycle-level GPU\n"
     "simulator (docs/sim.md) and prints GPGPU-Sim-style statistics: gpu_sim_cycle,\n"
@@ -83,6 +85,9 @@ static mb_status apply_sets(mb_sim_config *cfg, const char *sets, mb_error *err)
 
 int cmd_sim(int argc, char **argv)
 {
+    int split = cli_cudart_split(argc, argv);
+    if (split >= 0) /* an unmodified CUDA program on the runtime library (cli_cudart.c) */
+        return cli_cudart_sim(split, argv, argv + split + 1);
     const char *prog = "minibench sim";
     const char *launch = NULL, *config = NULL, *json = NULL, *stats_out = NULL, *max_s = NULL,
                *print_config = NULL, *list = NULL, *sets = NULL;

@@ -10,29 +10,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The device's figures: one table for properties, attributes and occupancy. */
+/* The device's fixed figures; those of the machine simulated are in rt->dev. */
 enum {
     DEV_MAJOR = 7,
     DEV_MINOR = 5,
-    DEV_SMS = 40,
     DEV_WARP = 32,
     DEV_THREADS_PER_BLOCK = 1024,
-    DEV_THREADS_PER_SM = 1024,
-    DEV_BLOCKS_PER_SM = 16,
     DEV_REGS_PER_BLOCK = 65536,
-    DEV_REGS_PER_SM = 65536,
     DEV_SHARED_PER_BLOCK = 48 * 1024,
     DEV_SHARED_OPTIN = 64 * 1024,
-    DEV_SHARED_PER_SM = 64 * 1024,
     DEV_CONST = 64 * 1024,
     DEV_L2 = 4 * 1024 * 1024,
-    DEV_CLOCK_KHZ = 1500000,
     DEV_MEM_CLOCK_KHZ = 5000000,
     DEV_BUS_BITS = 256,
     DEV_TEX_ALIGN = 512,
     DEV_PITCH_ALIGN = 32
 };
 #define DEV_GLOBAL_MEM ((size_t)16 << 30)
+
+void rt_device_defaults(rt_device *dev)
+{
+    dev->sms = 40;
+    dev->threads_per_sm = 1024;
+    dev->blocks_per_sm = 16;
+    dev->regs_per_sm = 65536;
+    dev->shared_per_sm = 64 * 1024;
+    dev->clock_khz = 1500000;
+}
+
+/* Shared memory one block may use by default: 48 KiB, or all of a smaller SM's. */
+static int shared_per_block(const mb_rt *rt)
+{
+    return rt->dev.shared_per_sm < DEV_SHARED_PER_BLOCK ? rt->dev.shared_per_sm : DEV_SHARED_PER_BLOCK;
+}
+
+static int shared_optin(const mb_rt *rt)
+{
+    return rt->dev.shared_per_sm < DEV_SHARED_OPTIN ? rt->dev.shared_per_sm : DEV_SHARED_OPTIN;
+}
+
+static int regs_per_block(const mb_rt *rt)
+{
+    return rt->dev.regs_per_sm < DEV_REGS_PER_BLOCK ? rt->dev.regs_per_sm : DEV_REGS_PER_BLOCK;
+}
 
 static cudaError_t check_device(int device)
 {
@@ -114,12 +134,16 @@ MB_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int devi
     if (check_device(device) != cudaSuccess)
         return rt_leave(rt, cudaErrorInvalidDevice);
     memset(prop, 0, sizeof(*prop));
-    snprintf(prop->name, sizeof(prop->name), "minibench functional executor (sm_%d%d)", DEV_MAJOR,
-             DEV_MINOR);
+    if (rt->opt.mode == MB_CUDART_SIM)
+        snprintf(prop->name, sizeof(prop->name), "minibench simulated GPU (%s)",
+                 rt->opt.config ? rt->opt.config : "conf3");
+    else
+        snprintf(prop->name, sizeof(prop->name), "minibench functional executor (sm_%d%d)",
+                 DEV_MAJOR, DEV_MINOR);
     memcpy(prop->uuid.bytes, "minibench-device", 16);
     prop->totalGlobalMem = DEV_GLOBAL_MEM;
-    prop->sharedMemPerBlock = DEV_SHARED_PER_BLOCK;
-    prop->regsPerBlock = DEV_REGS_PER_BLOCK;
+    prop->sharedMemPerBlock = (size_t)shared_per_block(rt);
+    prop->regsPerBlock = regs_per_block(rt);
     prop->warpSize = DEV_WARP;
     prop->memPitch = (size_t)1 << 31;
     prop->maxThreadsPerBlock = DEV_THREADS_PER_BLOCK;
@@ -134,7 +158,7 @@ MB_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int devi
     prop->minor = DEV_MINOR;
     prop->textureAlignment = DEV_TEX_ALIGN;
     prop->texturePitchAlignment = DEV_PITCH_ALIGN;
-    prop->multiProcessorCount = DEV_SMS;
+    prop->multiProcessorCount = rt->dev.sms;
     prop->canMapHostMemory = 1;
     prop->maxTexture1D = 1 << 27;
     prop->maxTexture2D[0] = prop->maxTexture2D[1] = 1 << 16;
@@ -145,18 +169,18 @@ MB_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int devi
     prop->unifiedAddressing = 1;
     prop->memoryBusWidth = DEV_BUS_BITS;
     prop->l2CacheSize = DEV_L2;
-    prop->maxThreadsPerMultiProcessor = DEV_THREADS_PER_SM;
+    prop->maxThreadsPerMultiProcessor = rt->dev.threads_per_sm;
     prop->globalL1CacheSupported = 1;
     prop->localL1CacheSupported = 1;
-    prop->sharedMemPerMultiprocessor = DEV_SHARED_PER_SM;
-    prop->regsPerMultiprocessor = DEV_REGS_PER_SM;
+    prop->sharedMemPerMultiprocessor = rt->dev.shared_per_sm;
+    prop->regsPerMultiprocessor = rt->dev.regs_per_sm;
     prop->managedMemory = 1;
     prop->concurrentManagedAccess = 1;
     prop->pageableMemoryAccess = 0;
     prop->cooperativeLaunch = 1;
-    prop->sharedMemPerBlockOptin = DEV_SHARED_OPTIN;
+    prop->sharedMemPerBlockOptin = (size_t)shared_optin(rt);
     prop->directManagedMemAccessFromHost = 1;
-    prop->maxBlocksPerMultiProcessor = DEV_BLOCKS_PER_SM;
+    prop->maxBlocksPerMultiProcessor = rt->dev.blocks_per_sm;
     prop->hostRegisterSupported = 1;
     prop->unifiedFunctionPointers = 1;
     prop->deviceNumaId = -1;
@@ -171,7 +195,7 @@ MB_API cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
         return rt_leave(rt, cudaErrorInvalidValue);
     if (check_device(device) != cudaSuccess)
         return rt_leave(rt, cudaErrorInvalidDevice);
-    static const struct {
+    const struct {
         int attr, value;
     } table[] = {
         {cudaDevAttrMaxThreadsPerBlock, DEV_THREADS_PER_BLOCK},
@@ -181,28 +205,28 @@ MB_API cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
         {cudaDevAttrMaxGridDimX, 0x7fffffff},
         {cudaDevAttrMaxGridDimY, 65535},
         {cudaDevAttrMaxGridDimZ, 65535},
-        {cudaDevAttrMaxSharedMemoryPerBlock, DEV_SHARED_PER_BLOCK},
+        {cudaDevAttrMaxSharedMemoryPerBlock, shared_per_block(rt)},
         {cudaDevAttrTotalConstantMemory, DEV_CONST},
         {cudaDevAttrWarpSize, DEV_WARP},
-        {cudaDevAttrMaxRegistersPerBlock, DEV_REGS_PER_BLOCK},
-        {cudaDevAttrClockRate, DEV_CLOCK_KHZ},
+        {cudaDevAttrMaxRegistersPerBlock, regs_per_block(rt)},
+        {cudaDevAttrClockRate, rt->dev.clock_khz},
         {cudaDevAttrTextureAlignment, DEV_TEX_ALIGN},
-        {cudaDevAttrMultiProcessorCount, DEV_SMS},
+        {cudaDevAttrMultiProcessorCount, rt->dev.sms},
         {cudaDevAttrCanMapHostMemory, 1},
         {cudaDevAttrMemoryClockRate, DEV_MEM_CLOCK_KHZ},
         {cudaDevAttrGlobalMemoryBusWidth, DEV_BUS_BITS},
         {cudaDevAttrL2CacheSize, DEV_L2},
-        {cudaDevAttrMaxThreadsPerMultiProcessor, DEV_THREADS_PER_SM},
+        {cudaDevAttrMaxThreadsPerMultiProcessor, rt->dev.threads_per_sm},
         {cudaDevAttrUnifiedAddressing, 1},
         {cudaDevAttrTexturePitchAlignment, DEV_PITCH_ALIGN},
         {cudaDevAttrComputeCapabilityMajor, DEV_MAJOR},
         {cudaDevAttrComputeCapabilityMinor, DEV_MINOR},
-        {cudaDevAttrMaxSharedMemoryPerMultiprocessor, DEV_SHARED_PER_SM},
-        {cudaDevAttrMaxRegistersPerMultiprocessor, DEV_REGS_PER_SM},
+        {cudaDevAttrMaxSharedMemoryPerMultiprocessor, rt->dev.shared_per_sm},
+        {cudaDevAttrMaxRegistersPerMultiprocessor, rt->dev.regs_per_sm},
         {cudaDevAttrManagedMemory, 1},
         {cudaDevAttrConcurrentManagedAccess, 1},
-        {cudaDevAttrMaxSharedMemoryPerBlockOptin, DEV_SHARED_OPTIN},
-        {cudaDevAttrMaxBlocksPerMultiprocessor, DEV_BLOCKS_PER_SM},
+        {cudaDevAttrMaxSharedMemoryPerBlockOptin, shared_optin(rt)},
+        {cudaDevAttrMaxBlocksPerMultiprocessor, rt->dev.blocks_per_sm},
     };
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
         if (table[i].attr == attr) {
@@ -335,7 +359,7 @@ MB_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
         attr->binaryVersion = attr->ptxVersion;
         attr->maxDynamicSharedSizeBytes =
             k->max_dynamic_shared ? k->max_dynamic_shared
-                                  : DEV_SHARED_PER_BLOCK - (int)res.shared_bytes;
+                                  : shared_per_block(rt) - (int)res.shared_bytes;
         attr->preferredShmemCarveout = -1;
     }
     return rt_leave(rt, e);
@@ -348,7 +372,7 @@ MB_API cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value)
     cudaError_t e = k ? cudaSuccess : cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess) {
         if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-            if (value < 0 || value > DEV_SHARED_OPTIN)
+            if (value < 0 || value > shared_optin(rt))
                 e = cudaErrorInvalidValue;
             else
                 k->max_dynamic_shared = value;
@@ -383,31 +407,31 @@ MB_API cudaError_t cudaFuncGetName(const char **name, const void *func)
 /* Blocks of `block_size` threads one SM holds, limited by threads, blocks,
  * registers and shared memory (the CUDA occupancy calculator's rules with
  * the device table above). */
-static int blocks_per_sm(const rt_kernel *k, const mb_resources *res, int block_size,
+static int blocks_per_sm(const mb_rt *rt, const rt_kernel *k, const mb_resources *res, int block_size,
                          size_t dynamic_shared)
 {
     if (block_size <= 0 || block_size > DEV_THREADS_PER_BLOCK)
         return 0;
     int warps = (block_size + DEV_WARP - 1) / DEV_WARP;
-    int by_threads = DEV_THREADS_PER_SM / (warps * DEV_WARP);
-    int limit = by_threads < DEV_BLOCKS_PER_SM ? by_threads : DEV_BLOCKS_PER_SM;
+    int by_threads = rt->dev.threads_per_sm / (warps * DEV_WARP);
+    int limit = by_threads < rt->dev.blocks_per_sm ? by_threads : rt->dev.blocks_per_sm;
     unsigned regs = res->regs_by_size[2] + 2 * res->regs_by_size[3];
     if (regs > 255)
         regs = 255;
     unsigned regs_per_warp = (regs * DEV_WARP + 255) / 256 * 256;
     if (regs_per_warp) {
-        int by_regs = (int)(DEV_REGS_PER_SM / (regs_per_warp * (unsigned)warps));
+        int by_regs = (int)(rt->dev.regs_per_sm / (regs_per_warp * (unsigned)warps));
         if (by_regs < limit)
             limit = by_regs;
     }
     size_t shared = res->shared_bytes + dynamic_shared;
     if (shared) {
-        size_t max_shared = k->max_dynamic_shared > DEV_SHARED_PER_BLOCK
-                                ? (size_t)DEV_SHARED_OPTIN
-                                : (size_t)DEV_SHARED_PER_BLOCK;
+        size_t max_shared = k->max_dynamic_shared > shared_per_block(rt)
+                                ? (size_t)shared_optin(rt)
+                                : (size_t)shared_per_block(rt);
         if (shared > max_shared)
             return 0;
-        int by_shared = (int)(DEV_SHARED_PER_SM / shared);
+        int by_shared = (int)(rt->dev.shared_per_sm / shared);
         if (by_shared < limit)
             limit = by_shared;
     }
@@ -429,7 +453,7 @@ MB_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
     if (e == cudaSuccess && mb_function_resources(k->mod->module, k->fn, &res, &err) != MB_OK)
         e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess)
-        *numBlocks = blocks_per_sm(k, &res, blockSize, dynamicSMemSize);
+        *numBlocks = blocks_per_sm(rt, k, &res, blockSize, dynamicSMemSize);
     return rt_leave(rt, e);
 }
 
@@ -455,8 +479,8 @@ MB_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
     if (e == cudaSuccess && mb_function_resources(k->mod->module, k->fn, &res, &err) != MB_OK)
         e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess) {
-        size_t per_block = DEV_SHARED_PER_SM / (size_t)numBlocks;
-        size_t cap = DEV_SHARED_PER_BLOCK;
+        size_t per_block = rt->dev.shared_per_sm / (size_t)numBlocks;
+        size_t cap = (size_t)shared_per_block(rt);
         if (per_block > cap)
             per_block = cap;
         *dynamicSmemSize = per_block > res.shared_bytes ? per_block - res.shared_bytes : 0;
@@ -578,7 +602,8 @@ MB_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     mb_rt *rt = rt_enter();
     if (event) {
         event->recorded = 1;
-        event->ms = rt_wall_ms(rt);
+        /* Simulated time under sim (launches advance it), wall time otherwise. */
+        event->ms = rt->opt.mode == MB_CUDART_SIM ? rt->device_ms : rt_wall_ms(rt);
     }
     return rt_leave(rt, event ? cudaSuccess : cudaErrorInvalidResourceHandle);
 }

@@ -32,10 +32,12 @@ static void runtime_create(void)
         /* Every call fails from now on, naming this as the cause above. */
         the_runtime.sticky_error = cudaErrorInitializationError;
     }
-    if (the_runtime.opt.mode == MB_CUDART_SIM) {
-        rt_warn("MINIBENCH_CUDART_MODE=sim: the cycle simulator is not available to the runtime "
-                "library yet");
-        the_runtime.sticky_error = cudaErrorNotSupported;
+    if (st == MB_OK && the_runtime.opt.mode == MB_CUDART_SIM &&
+        (st = rt_sim_init(&the_runtime, &err)) != MB_OK) {
+        char msg[1700];
+        mb_error_format(&err, msg, sizeof(msg));
+        rt_warn("cannot start the simulator: %s", msg);
+        the_runtime.sticky_error = cudaErrorInitializationError;
     }
 }
 
@@ -124,8 +126,10 @@ MB_API void __cudaUnregisterFatBinary(void **fatCubinHandle)
     mb_rt *rt = rt_enter();
     rt_module *mod = (rt_module *)fatCubinHandle;
     /* The last module to go writes what profiling kept for the end. */
-    if (mod && rt->nmodules && rt->modules[0] == mod)
+    if (mod && rt->nmodules && rt->modules[0] == mod) {
         rt_profile_finish(rt);
+        rt_sim_finish(rt);
+    }
     pthread_mutex_unlock(&rt->lock);
 }
 

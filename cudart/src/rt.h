@@ -84,8 +84,20 @@ typedef struct rt_config {
     cudaStream_t stream;
 } rt_config;
 
+/* The device's figures that depend on the machine simulated (sim.c fills
+ * them from the simulator configuration under MINIBENCH_CUDART_MODE=sim). */
+typedef struct rt_device {
+    int sms;
+    int threads_per_sm;
+    int blocks_per_sm;
+    int regs_per_sm;
+    int shared_per_sm;
+    int clock_khz;
+} rt_device;
+
 typedef struct mb_rt {
     pthread_mutex_t lock;
+    rt_device dev;
     mb_cudart_options opt;
     mb_memory *mem;
     rt_module **modules;
@@ -110,8 +122,12 @@ typedef struct mb_rt {
     double start_wall;
     uint32_t stack_bytes; /* cudaLimitStackSize */
     void *profile_state;  /* profile.c */
+    void *sim_state;      /* sim.c */
     int cache_config;
 } mb_rt;
+
+/* The defaults of the functional device (api_device.c). */
+void rt_device_defaults(rt_device *dev);
 
 /* ------------------------------------------------------------ api layer */
 
@@ -165,6 +181,20 @@ mb_status rt_profile_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg
                             mb_error *err);
 /* Writes aggregated profiles and the index at exit. */
 void rt_profile_finish(mb_rt *rt);
+
+/* ---------------------------------------------------------------- sim */
+
+/* Creates the simulator of MINIBENCH_CUDART_CONFIG and sets rt->dev from it. */
+mb_status rt_sim_init(mb_rt *rt, mb_error *err);
+/* Whether launch `index` of `k` is timed on the simulator (selected, or every
+ * launch unless fast-forwarding). */
+int rt_sim_timed(mb_rt *rt, const rt_kernel *k, uint64_t index);
+/* Simulates one launch, advances the device clock and records its statistics. */
+mb_status rt_sim_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg,
+                        const mb_exec_options *opt, uint64_t index, mb_exec_stats *stats,
+                        mb_error *err);
+/* Writes the totals (at exit). */
+void rt_sim_finish(mb_rt *rt);
 
 /* ----------------------------------------------------------- textures */
 

@@ -43,6 +43,7 @@ mb_status rt_init(mb_rt *rt, mb_error *err)
     pthread_mutexattr_destroy(&attr);
     rt->start_wall = monotonic_ms();
     rt->next_texture = 1;
+    rt_device_defaults(&rt->dev);
     return mb_memory_new(&rt->mem, err);
 }
 
@@ -345,6 +346,8 @@ cudaError_t rt_launch(mb_rt *rt, rt_kernel *k, dim3 grid, dim3 block, void **arg
     mb_status st;
     if (rt->opt.mode == MB_CUDART_PROFILE && rt_profile_selected(rt, k, index))
         st = rt_profile_launch(rt, k, &cfg, &opt, index, &stats, &err);
+    else if (rt->opt.mode == MB_CUDART_SIM && rt_sim_timed(rt, k, index))
+        st = rt_sim_launch(rt, k, &cfg, &opt, index, &stats, &err);
     else
         st = mb_launch(k->mod->program, rt->mem, &cfg, &opt, &stats, &err);
     double dt = monotonic_ms() - t0;
@@ -431,6 +434,11 @@ mb_status mb_cudart_options_read(const char *(*get)(void *ctx, const char *name)
     if (st == MB_OK && v.verbose && v.verbose[0] &&
         (st = parse_count("MINIBENCH_CUDART_VERBOSE", v.verbose, &n, err)) == MB_OK)
         opt->verbose = n != 0;
+    opt->config = v.config && v.config[0] ? v.config : NULL;
+    opt->stats = v.stats && v.stats[0] ? v.stats : NULL;
+    if (st == MB_OK && v.fast_forward && v.fast_forward[0] &&
+        (st = parse_count("MINIBENCH_CUDART_FAST_FORWARD", v.fast_forward, &n, err)) == MB_OK)
+        opt->fast_forward = n != 0;
     if (st == MB_OK && opt->mode == MB_CUDART_PROFILE && !opt->output)
         return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
                             "MINIBENCH_CUDART_MODE=profile needs MINIBENCH_CUDART_OUTPUT (the "

@@ -10,5 +10,6 @@ __attribute__((destructor)) static void shim_unload(void)
         return; /* a process that never used CUDA (a shell the program started) */
     mb_rt *rt = rt_enter();
     rt_profile_finish(rt);
+    rt_sim_finish(rt);
     pthread_mutex_unlock(&rt->lock);
 }

@@ -59,13 +59,16 @@ mb_status mb_fatbin_extract_ptx(const void *data, size_t avail, char **ptx, size
     X(mode, "MINIBENCH_CUDART_MODE", "run (default), profile or sim")                              \
     X(ptx, "MINIBENCH_CUDART_PTX", "PTX file to use instead of the fat binaries' PTX")            \
     X(output, "MINIBENCH_CUDART_OUTPUT", "profile directory (profile mode)")                       \
-    X(kernel, "MINIBENCH_CUDART_KERNEL", "regex: only launches of matching kernels are profiled")  \
-    X(launch_index, "MINIBENCH_CUDART_LAUNCH_INDEX", "only this launch (0-based) is profiled")     \
-    X(max_profiles, "MINIBENCH_CUDART_MAX_PROFILES", "profile at most this many launches")        \
+    X(kernel, "MINIBENCH_CUDART_KERNEL", "regex: only launches of matching kernels are selected")  \
+    X(launch_index, "MINIBENCH_CUDART_LAUNCH_INDEX", "only this launch (0-based) is selected")     \
+    X(max_profiles, "MINIBENCH_CUDART_MAX_PROFILES", "select at most this many launches")         \
     X(aggregate, "MINIBENCH_CUDART_AGGREGATE", "1: one profile per kernel for all its launches")   \
     X(threads, "MINIBENCH_CUDART_THREADS", "host threads running CTAs (run mode)")                 \
     X(max_insts, "MINIBENCH_CUDART_MAX_INSTS", "warp instruction budget per launch")               \
-    X(verbose, "MINIBENCH_CUDART_VERBOSE", "1: one line per launch on standard error")
+    X(verbose, "MINIBENCH_CUDART_VERBOSE", "1: one line per launch on standard error")           \
+    X(config, "MINIBENCH_CUDART_CONFIG", "simulator preset or config file (sim mode)")            \
+    X(stats, "MINIBENCH_CUDART_STATS", "file for the statistics (sim mode; default stderr)")       \
+    X(fast_forward, "MINIBENCH_CUDART_FAST_FORWARD", "1: unselected launches run untimed (sim)")
 
 typedef enum mb_cudart_mode { MB_CUDART_RUN, MB_CUDART_PROFILE, MB_CUDART_SIM } mb_cudart_mode;
 
@@ -80,6 +83,9 @@ typedef struct mb_cudart_options {
     unsigned threads;         /**< 0 or 1: one host thread */
     uint64_t max_insts;       /**< 0: no budget */
     int verbose;
+    const char *config;       /**< sim: preset name or config file (NULL: conf3) */
+    const char *stats;        /**< sim: statistics file (NULL: standard error) */
+    int fast_forward;         /**< sim: unselected launches run functionally only */
 } mb_cudart_options;
 
 /**
