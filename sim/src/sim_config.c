@@ -386,6 +386,13 @@ static mb_status parse_timing(const char *text, sim_derived *d, const char *wher
     snprintf(buf, sizeof(buf), "%s", text);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+        while (isspace((unsigned char)*tok)) /* GPGPU-Sim's own files have "RC=40: CL=12" */
+            tok++;
+        char *tail = tok + strlen(tok);
+        while (tail > tok && isspace((unsigned char)tail[-1]))
+            *--tail = 0;
+        if (!*tok)
+            continue;
         char *eq = strchr(tok, '=');
         char *end;
         if (!eq)
@@ -404,6 +411,9 @@ static mb_status parse_timing(const char *text, sim_derived *d, const char *wher
     if (!d->nbk || d->nbk > 64)
         return mb_error_set(err, MB_ERR_PARSE, where, 0, 0,
                             "-gpgpu_dram_timing_opt: nbk (banks) must be 1 to 64");
+    if (!d->tCL || !d->tRCD || !d->tRP)
+        return mb_error_set(err, MB_ERR_PARSE, where, 0, 0,
+                            "-gpgpu_dram_timing_opt: CL, RCD and RP must be at least 1 cycle");
     return MB_OK;
 }
 

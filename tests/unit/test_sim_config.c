@@ -76,6 +76,35 @@ static void test_gpgpusim_syntax(void **state)
     mb_sim_config_free(d);
 }
 
+static void test_gpgpusim_file_excerpt(void **state)
+{
+    (void)state;
+    /* option lines in the forms GPGPU-Sim's distributed configs use: quoted timing
+     * with spaces, set-index letters, trailing MSHR and queue fields, multi-field
+     * schedulers, and options this simulator ignores */
+    const char *text = "-gpgpu_shader_core_pipeline 2048:32\n"
+                       "-gpgpu_scheduler two_level_active:6:0:1\n"
+                       "-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n"
+                       "-gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32\n"
+                       "-gpgpu_const_cache:l1 N:128:64:8,L:R:f:N:L,S:2:64,4\n"
+                       "-gpgpu_dram_timing_opt \"nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40: "
+                       "CL=12:WL=4:CDLR=5:WR=12:nbkgrp=1:CCDL=0:RTPL=0\"\n"
+                       "-gpgpu_clock_domains 1447.0:1447.0:1447.0:850.0\n"
+                       "-gpgpu_tex_cache:l1 N:4:128:256,L:R:m:N:L,T:512:8,128:2\n"
+                       "-gpgpu_perf_sim_memcpy 1\n";
+    mb_sim_config *c = fresh();
+    mb_buf warn = {0};
+    mb_error err;
+    assert_int_equal(parse(c, text, &warn, &err), MB_OK);
+    assert_non_null(strstr(warn.data, "-gpgpu_tex_cache:l1"));
+    assert_non_null(strstr(warn.data, "-gpgpu_perf_sim_memcpy"));
+    mb_sim *sim = NULL;
+    assert_int_equal(mb_sim_new(c, &sim, &err), MB_OK);
+    mb_sim_free(sim);
+    mb_buf_free(&warn);
+    mb_sim_config_free(c);
+}
+
 static void expect_error(const char *text, int line, const char *needle)
 {
     mb_sim_config *c = fresh();
@@ -106,6 +135,7 @@ static void test_malformed_values(void **state)
     expect_error("-ptx_opcode_latency_int 4,13,4\n", 1, "6 comma-separated");
     expect_error("-gpgpu_dram_timing_opt nbk=0:CL=10\n", 1, "nbk");
     expect_error("-gpgpu_dram_timing_opt CL:10\n", 1, "KEY=cycles");
+    expect_error("-gpgpu_dram_timing_opt nbk=4:RCD=12:RP=10\n", 1, "CL, RCD and RP");
     expect_error("-gpgpu_clock_domains 700:700:700\n", 1, "CORE:ICNT:L2:DRAM");
     expect_error("-gpgpu_n_clusters\n", 1, "has no value");
     expect_error("gpgpu_n_clusters 4\n", 1, "expected '-option value'");
@@ -201,7 +231,8 @@ static void test_stall_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpgpusim_syntax),  cmocka_unit_test(test_malformed_values),
+        cmocka_unit_test(test_gpgpusim_syntax),  cmocka_unit_test(test_gpgpusim_file_excerpt),
+        cmocka_unit_test(test_malformed_values),
         cmocka_unit_test(test_set_and_describe), cmocka_unit_test(test_presets),
         cmocka_unit_test(test_stall_names),
     };
