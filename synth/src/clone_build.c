@@ -62,14 +62,17 @@ static mb_status setup_model(ctx *c, double reduction, uint64_t seed)
     for (size_t i = 0; i < p->nparams; i++) {
         const mb_sprof_param *q = &p->params[i];
         mb_clone_param *r = &m->params[i];
-        r->name = q->name;
-        r->type = q->type;
+        /* the model outlives the profile: copies */
+        r->name = mb_arena_strdup(c->A, q->name);
+        r->type = mb_arena_strdup(c->A, q->type);
         r->bytes = q->bytes;
         r->is_pointer = q->is_pointer;
-        r->buffer = q->buffer;
+        r->buffer = q->buffer ? mb_arena_strdup(c->A, q->buffer) : NULL;
         r->buffer_bytes = q->buffer_bytes;
         r->offset = q->offset;
-        r->value = q->value;
+        r->value = q->value ? mb_arena_strdup(c->A, q->value) : NULL;
+        if (!r->name || !r->type || (q->buffer && !r->buffer) || (q->value && !r->value))
+            return cx_nomem(c);
     }
     c->nb = c->f->nblocks;
     c->b = mb_arena_alloc(c->A, c->nb * sizeof(*c->b));

@@ -702,7 +702,7 @@ static mb_status branch_slot(ctx *c, int block)
     s->role = SLOT_TERM;
     s->dest_class = -1;
     if (b->term == TERM_RET) {
-        s->op = b->slots[ti].token;
+        s->op = mb_arena_strdup(c->A, b->slots[ti].token); /* the model outlives the profile */
         s->operands = "";
         return MB_OK;
     }
