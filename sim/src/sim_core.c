@@ -176,7 +176,7 @@ static int cta_fits(const mb_sim *s, const sim_sm *sm)
 static mb_status start_cta(mb_sim *s, sim_sm *sm)
 {
     mb_step_cta *c = NULL;
-    sm_flush(s, sm, s->now + 1);
+    sm_flush(s, sm, s->now); /* cycle `now` itself is charged by this cycle's scan or a later flush */
     mb_status st = mb_stepper_cta_start(s->stepper, s->next_cta, &c, s->err);
     if (st != MB_OK)
         return st;

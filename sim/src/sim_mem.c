@@ -945,28 +945,28 @@ static uint32_t l2_find_mshr(sim_slice *sl, uint64_t line)
 
 /* A load found to miss in L2 now waits on DRAM: its warp's registers say so,
  * so the stall breakdown charges the wait to DRAM from here on. */
-static void mark_load_dram(sim_sm *sm, uint32_t id)
+static void mark_load_dram(mb_sim *s, sim_sm *sm, uint32_t id)
 {
     sim_load *l = &sm->loads[id];
     l->why = WHY_DRAM;
     sim_warp *w = &sm->warps[l->warp];
     for (unsigned i = 0; i < l->ndst; i++)
         w->reg_why[l->dst[i]] = WHY_DRAM;
-    w->valid_next = 0;
+    sim_wake_warp(s, sm, l->warp); /* the SM looks again, so its stall category changes now */
 }
 
 static void mark_dram(mb_sim *s, const sim_req *q)
 {
     sim_sm *sm = &s->sms[q->sm];
     if (q->load != NONE) {
-        mark_load_dram(sm, q->load);
+        mark_load_dram(s, sm, q->load);
         return;
     }
     if (q->from_const || !sm->l1.g.present)
         return;
     sim_mshr *m = find_mshr(sm, q->l1_line);
     for (uint32_t w = m ? m->waiters : NONE; w != NONE; w = s->reqs[w].next)
-        mark_load_dram(sm, s->reqs[w].load);
+        mark_load_dram(s, sm, s->reqs[w].load);
 }
 
 static void l2_arrive(mb_sim *s, uint32_t r, uint64_t t)

@@ -16,6 +16,16 @@ static uint64_t cycles_of(const sim_run *r)
     return mb_sim_get_stats(r->sim)->cycles;
 }
 
+/* Every scheduler is charged exactly one category per cycle. */
+static void check_cpi_stack(const sim_run *r, uint64_t schedulers)
+{
+    const mb_sim_stats *st = mb_sim_get_stats(r->sim);
+    uint64_t sum = 0;
+    for (int k = 0; k < MB_SIM_STALL_COUNT; k++)
+        sum += st->stall[k];
+    assert_int_equal(sum, st->cycles * schedulers);
+}
+
 /* Instructions outside the measured chain (parameter load, moves, the store)
  * cost at most this many cycles in these kernels. */
 enum { OVERHEAD = 60 };
@@ -36,6 +46,9 @@ static void test_dependent_chain(void **state)
         print_message("dep_chain latency %u: %llu cycles\n", lats[i], (unsigned long long)c);
         assert_true(c >= 64ull * lats[i]);
         assert_true(c <= 64ull * lats[i] + OVERHEAD);
+        check_cpi_stack(&r, 1);
+        /* the chain's waits are compute dependences */
+        assert_true(mb_sim_get_stats(r.sim)->stall[MB_SIM_STALL_COMPUTE] >= 63ull * (lats[i] - 1));
         sim_run_close(&r);
     }
 }
@@ -57,12 +70,14 @@ static void test_independent_issue_limited(void **state)
         assert_true(ipc >= 0.9 * want[i]);
         assert_true(ipc <= want[i] + 1e-9);
         assert_true(st->stall[MB_SIM_STALL_ISSUED] == st->warp_insts);
+        check_cpi_stack(&r, i ? 4 : 1);
         sim_run_close(&r);
     }
 }
 
 /* Builds a ring of `lines` elements `stride` bytes apart and chases it 256 steps. */
-static uint64_t chase_cycles(uint32_t lines, uint32_t stride, int warm, double *l1_rate, double *l2_rate)
+static uint64_t chase_cycles(uint32_t lines, uint32_t stride, int warm, double *l1_rate, double *l2_rate,
+                             mb_sim_stall expect)
 {
     sim_run r;
     assert_true(sim_run_open(&r, "chase.ptx", NULL));
@@ -85,6 +100,14 @@ static uint64_t chase_cycles(uint32_t lines, uint32_t stride, int warm, double *
     uint64_t l1h = after->l1_hits - (warm ? before.l1_hits : 0);
     uint64_t l2a = after->l2_accesses - (warm ? before.l2_accesses : 0);
     uint64_t l2h = after->l2_hits - (warm ? before.l2_hits : 0);
+    /* the CPI stack charges the waits to the level that served the loads */
+    uint64_t waited = after->stall[expect] - (warm ? before.stall[expect] : 0);
+    if ((double)waited < 0.9 * (double)c) {
+        for (int k = 0; k < MB_SIM_STALL_COUNT; k++)
+            print_message("%s=%llu ", mb_sim_stall_name((mb_sim_stall)k), (unsigned long long)(after->stall[k] - (warm ? before.stall[k] : 0)));
+        print_message(" cycles %llu\n", (unsigned long long)c);
+    }
+    assert_true((double)waited >= 0.9 * (double)c);
     *l1_rate = l1a ? (double)l1h / (double)l1a : 0;
     *l2_rate = l2a ? (double)l2h / (double)l2a : 0;
     sim_run_close(&r);
@@ -96,14 +119,14 @@ static void test_pointer_chase_levels(void **state)
     (void)state;
     double l1r, l2r;
     /* 16 lines (2 KB) fit the 8 KB L1: a step is the L1 hit latency, 20 */
-    uint64_t c = chase_cycles(16, 128, 1, &l1r, &l2r);
+    uint64_t c = chase_cycles(16, 128, 1, &l1r, &l2r, MB_SIM_STALL_L1);
     double step = (double)c / 256;
     print_message("chase in L1: %.1f cycles/step, L1 hit rate %.3f\n", step, l1r);
     assert_true(l1r > 0.99);
     assert_true(step >= 20.0 && step <= 20.0 + (double)OVERHEAD / 256 + 0.5);
     /* 256 lines (32 KB) miss the L1 and fit the 128 KB L2: request 1 flit + 10 cycles
      * there, 100 in the L2, a 4-flit line + 10 cycles back: 125 */
-    c = chase_cycles(256, 128, 1, &l1r, &l2r);
+    c = chase_cycles(256, 128, 1, &l1r, &l2r, MB_SIM_STALL_L2);
     step = (double)c / 256;
     print_message("chase in L2: %.1f cycles/step, L1 %.3f L2 %.3f\n", step, l1r, l2r);
     assert_true(l1r < 0.01);
@@ -112,7 +135,7 @@ static void test_pointer_chase_levels(void **state)
     /* cold, 4 KB apart: every step misses both caches and opens a new DRAM row:
      * 11 there, 1 L2 tag check, RCD 12 + CL 10 (+ RP 10 when a row is open), 8 data
      * cycles, 200 fixed, 1 + 14 back: 257 to 267 */
-    c = chase_cycles(256, 4096, 0, &l1r, &l2r);
+    c = chase_cycles(256, 4096, 0, &l1r, &l2r, MB_SIM_STALL_DRAM);
     step = (double)c / 256;
     print_message("chase in DRAM: %.1f cycles/step, L2 %.3f\n", step, l2r);
     assert_true(l2r < 0.01);
