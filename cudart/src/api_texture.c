@@ -1,5 +1,5 @@
 /*
- * Texture objects over linear and pitched 2D device memory. A texture
+ * Texture objects over linear and pitched 2D device memory and CUDA arrays. A texture
  * object is a 64-bit handle the kernel receives as a parameter; the
  * executor's tex instructions look it up in the memory's texture table
  * (mb_memory_bind_texture) and fetch, filter and convert texels.
@@ -31,9 +31,18 @@ static cudaError_t to_texture(mb_rt *rt, const struct cudaResourceDesc *res,
         t->width = res->res.pitch2D.width;
         t->height = res->res.pitch2D.height;
         t->pitch = res->res.pitch2D.pitchInBytes;
+    } else if (res->resType == cudaResourceTypeArray) {
+        struct mb_array *a = rt_array_find(rt, res->res.array.array);
+        if (!a)
+            return cudaErrorInvalidResourceHandle;
+        ch = &a->desc;
+        t->addr = a->addr;
+        t->width = a->width;
+        t->height = a->height ? a->height : 1;
+        t->pitch = a->pitch;
     } else {
-        rt_warn("cudaCreateTextureObject: CUDA arrays (resource type %d) are not implemented; "
-                "use linear or pitched 2D memory",
+        rt_warn("cudaCreateTextureObject: mipmapped arrays (resource type %d) are not "
+                "implemented; use linear, pitched 2D memory or CUDA arrays",
                 (int)res->resType);
         return cudaErrorNotSupported;
     }
@@ -65,7 +74,6 @@ static cudaError_t to_texture(mb_rt *rt, const struct cudaResourceDesc *res,
                         : desc->addressMode[i] == cudaAddressModeBorder ? MB_TEX_BORDER
                                                                         : MB_TEX_CLAMP;
     memcpy(t->border, desc->borderColor, sizeof(t->border));
-    (void)rt;
     return cudaSuccess;
 }
 

@@ -25,6 +25,7 @@ typedef struct mb_stream *cudaStream_t;
 typedef struct mb_event *cudaEvent_t;
 typedef struct mb_kernel *cudaKernel_t;
 typedef unsigned long long cudaTextureObject_t;
+typedef struct mb_array *cudaArray_t;
 
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,

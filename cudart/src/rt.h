@@ -72,6 +72,14 @@ struct mb_event {
     double ms; /* the device clock when recorded */
 };
 
+/* A CUDA array (cudaArray_t): row-major device memory. */
+struct mb_array {
+    uint64_t addr;
+    size_t width, height; /* elements; height 0 for a 1D array */
+    size_t elem, pitch;   /* bytes per element and per row */
+    struct cudaChannelFormatDesc desc;
+};
+
 typedef struct rt_texture {
     uint64_t handle;
     struct cudaResourceDesc res;
@@ -110,6 +118,8 @@ typedef struct mb_rt {
     size_t nallocs, cap_allocs;
     rt_texture *textures;
     size_t ntextures, cap_textures;
+    struct mb_array **arrays;
+    size_t narrays, cap_arrays;
     uint64_t next_texture;
     rt_config *configs; /* pushed by <<<>>>, popped by the launch stub */
     size_t nconfigs, cap_configs;
@@ -199,5 +209,7 @@ void rt_sim_finish(mb_rt *rt);
 /* ----------------------------------------------------------- textures */
 
 rt_texture *rt_texture_find(mb_rt *rt, uint64_t handle);
+struct mb_array *rt_array_find(mb_rt *rt, const void *array);
+void rt_array_free(mb_rt *rt, struct mb_array *a);
 
 #endif

@@ -301,6 +301,8 @@ void rt_reset(mb_rt *rt)
     for (size_t i = 0; i < rt->ntextures; i++)
         mb_memory_unbind_texture(rt->mem, rt->textures[i].handle);
     rt->ntextures = 0;
+    while (rt->narrays)
+        rt_array_free(rt, rt->arrays[0]);
     rt->nconfigs = 0;
     rt->last_error = cudaSuccess;
     rt->sticky_error = cudaSuccess;

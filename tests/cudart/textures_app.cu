@@ -1,7 +1,7 @@
 /*
- * A CUDA program reading its inputs through texture objects (linear and
- * pitched 2D memory), for the runtime library's end-to-end tests. Prints
- * the number of wrong sums, then PASS or FAIL.
+ * A CUDA program reading its inputs through texture objects (linear memory,
+ * pitched 2D memory and a CUDA array), for the runtime library's end-to-end
+ * tests. Prints the number of wrong sums, then PASS or FAIL.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -49,6 +49,27 @@ int main(void)
     for (int i = 0; i < w * h; i++)
         bad += out[i] != a[i] + b[i];
     printf("texture sums: %d wrong (%s)\n", bad, cudaGetErrorName(e));
+    /* Again with the 2D texture over a CUDA array. */
+    cudaArray_t arr;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaMallocArray(&arr, &fd, w, h);
+    cudaMemcpy2DToArray(arr, 0, 0, b, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice);
+    cudaResourceDesc r3 = {};
+    r3.resType = cudaResourceTypeArray;
+    r3.res.array.array = arr;
+    cudaTextureObject_t t3 = 0;
+    cudaError_t ce = cudaCreateTextureObject(&t3, &r3, &td, NULL);
+    cudaMemset(dout, 0, sizeof(out));
+    texture_sum<<<h, 32>>>(t1, t3, w, h, dout);
+    cudaError_t e2 = cudaDeviceSynchronize();
+    cudaMemcpy(out, dout, sizeof(out), cudaMemcpyDeviceToHost);
+    int bad2 = 0;
+    for (int i = 0; i < w * h; i++)
+        bad2 += out[i] != a[i] + b[i];
+    printf("array texture sums: %d wrong (%s, %s)\n", bad2, cudaGetErrorName(ce), cudaGetErrorName(e2));
+    bad += bad2 + (ce != cudaSuccess) + (e2 != cudaSuccess);
+    cudaDestroyTextureObject(t3);
+    cudaFreeArray(arr);
     cudaDestroyTextureObject(t1);
     cudaDestroyTextureObject(t2);
     puts(bad || e != cudaSuccess ? "FAIL" : "PASS");

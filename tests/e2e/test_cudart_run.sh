@@ -61,6 +61,8 @@ if grep -q "^FAILED" "$TMP/out"; then fail "api_app: $(grep '^FAILED' "$TMP/out"
 build textures_app "$CT/textures_app.cu"
 expect_exit 0 "textures_app" -- "$MINIBENCH" run -- "$BIN/textures_app"
 expect_grep "$TMP/out" "texture sums: 0 wrong \(cudaSuccess\)" "texture fetches are exact"
+expect_grep "$TMP/out" "array texture sums: 0 wrong \(cudaSuccess, cudaSuccess\)" "textures over CUDA arrays"
+expect_grep "$TMP/out" "^PASS$" "textures_app passes"
 
 # --- failures
 build errors_app "$CT/errors_app.cu"

@@ -94,6 +94,22 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex, const struct cudaR
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t tex);
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    enum cudaChannelFormatKind f);
+cudaError_t cudaMallocArray(struct mb_array **array, const struct cudaChannelFormatDesc *desc,
+                            size_t width, size_t height, unsigned int flags);
+cudaError_t cudaMalloc3DArray(struct mb_array **array, const struct cudaChannelFormatDesc *desc,
+                              struct cudaExtent extent, unsigned int flags);
+cudaError_t cudaFreeArray(struct mb_array *array);
+cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent,
+                             unsigned int *flags, struct mb_array *array);
+cudaError_t cudaMemcpy2DToArray(struct mb_array *dst, size_t wOffset, size_t hOffset, const void *src,
+                                size_t spitch, size_t width, size_t height, int kind);
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, const struct mb_array *src,
+                                  size_t wOffset, size_t hOffset, size_t width, size_t height,
+                                  int kind);
+cudaError_t cudaMemcpyToArray(struct mb_array *dst, size_t wOffset, size_t hOffset, const void *src,
+                              size_t count, int kind);
+cudaError_t cudaMemcpyFromArray(void *dst, const struct mb_array *src, size_t wOffset, size_t hOffset,
+                                size_t count, int kind);
 /* Unimplemented functions are exported without parameters. */
 int cudaGraphCreate(void);
 

@@ -302,14 +302,70 @@ static void test_runtime_texture_objects(void **state)
     r1.res.linear.desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     r1.res.linear.sizeInBytes = 6;
     assert_int_equal(cudaCreateTextureObject(&t1, &r1, &td, NULL), cudaErrorInvalidValue);
-    r1.resType = cudaResourceTypeArray;
+    r1.resType = cudaResourceTypeMipmappedArray;
     harness_stderr hs;
     harness_stderr_begin(&hs);
     cudaError_t e = cudaCreateTextureObject(&t1, &r1, &td, NULL);
     char *text = harness_stderr_end(&hs);
     assert_int_equal(e, cudaErrorNotSupported);
-    assert_non_null(strstr(text, "CUDA arrays (resource type 0) are not implemented"));
+    assert_non_null(strstr(text, "mipmapped arrays (resource type 1) are not implemented"));
     free(text);
+    r1.resType = cudaResourceTypeArray;
+    r1.res.array.array = &w; /* not an array */
+    assert_int_equal(cudaCreateTextureObject(&t1, &r1, &td, NULL), cudaErrorInvalidResourceHandle);
+
+    /* The same kernel with the 2D texture over a CUDA array. */
+    struct mb_array *arr = NULL;
+    struct cudaChannelFormatDesc fdesc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    assert_int_equal(cudaMallocArray(&arr, &fdesc, W, H, 0), cudaSuccess);
+    assert_int_equal(cudaMemcpy2DToArray(arr, 0, 0, b, W * 4, W * 4, H, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    float back[W * H];
+    assert_int_equal(cudaMemcpy2DFromArray(back, W * 4, arr, 0, 0, W * 4, H, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_memory_equal(back, b, sizeof(b));
+    struct cudaChannelFormatDesc got;
+    struct cudaExtent extent;
+    assert_int_equal(cudaArrayGetInfo(&got, &extent, NULL, arr), cudaSuccess);
+    assert_int_equal(got.x, 32);
+    assert_int_equal(extent.width, W);
+    assert_int_equal(extent.height, H);
+    struct cudaResourceDesc ra;
+    memset(&ra, 0, sizeof(ra));
+    ra.resType = cudaResourceTypeArray;
+    ra.res.array.array = arr;
+    cudaTextureObject_t t3 = 0;
+    r1.resType = cudaResourceTypeLinear; /* the union held the bogus array pointer */
+    r1.res.linear.devPtr = lin;
+    r1.res.linear.sizeInBytes = sizeof(a);
+    assert_int_equal(cudaCreateTextureObject(&t1, &r1, &td, NULL), cudaSuccess);
+    assert_int_equal(cudaCreateTextureObject(&t3, &ra, &td, NULL), cudaSuccess);
+    void *args3[] = {&t1, &t3, &w, &h, &dout};
+    assert_int_equal(cudaMemset(dout, 0, sizeof(out)), cudaSuccess);
+    assert_int_equal(cudaLaunchKernel(stub_texture_sum, (dim3){H, 1, 1}, (dim3){32, 1, 1}, args3, 0,
+                                      NULL),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpy(out, dout, sizeof(out), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < W * H; i++)
+        assert_true(out[i] == a[i] + b[i]);
+    /* Linear copies row by row; copies outside the array are refused. */
+    float row[W + 2];
+    assert_int_equal(cudaMemcpyFromArray(row, arr, 4 * (W - 1), 2, sizeof(row), cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_true(row[0] == b[2 * W + W - 1] && row[1] == b[3 * W] && row[2] == b[3 * W + 1]);
+    assert_int_equal(cudaMemcpyToArray(arr, 0, H - 1, a, 2 * W * 4, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    assert_int_equal(cudaMemcpy2DToArray(arr, 4, 0, b, W * 4, W * 4, 1, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    harness_stderr_begin(&hs);
+    e = cudaMalloc3DArray(&arr, &fdesc, (struct cudaExtent){4, 4, 4}, 0);
+    text = harness_stderr_end(&hs);
+    assert_int_equal(e, cudaErrorNotSupported);
+    assert_non_null(strstr(text, "cudaMalloc3DArray: 3D arrays (depth 4) are not implemented"));
+    free(text);
+    assert_int_equal(cudaDestroyTextureObject(t3), cudaSuccess);
+    assert_int_equal(cudaFreeArray(ra.res.array.array), cudaSuccess);
+    assert_int_equal(cudaFreeArray(ra.res.array.array), cudaErrorInvalidResourceHandle);
     assert_int_equal(cudaDestroyTextureObject(t2), cudaSuccess);
     assert_int_equal(cudaDestroyTextureObject(t2), cudaErrorInvalidValue);
     cudaGetLastError();
