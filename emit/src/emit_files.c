@@ -97,13 +97,16 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
     mb_buf *cases = emit_var_buf(&v, "BRANCH_CASES");
     mb_buf_puts(cases, "| block | original line | case | rule |\n|---|---|---|---|\n");
     static const char *const rules[] = {"constant", "key threshold", "per-iteration hash",
-                                        "jump point: iter < trip", "exit: iter >= trip"};
+                                        "jump point: iter < trip", "exit: iter >= trip",
+                                        "box x < X and y < Y"};
     for (size_t i = 0; i < m->nbranches; i++) {
         const mb_clone_branch *b = &m->branches[i];
         mb_buf_printf(cases, "| %d | %d | %s | %s", b->block, b->line, mb_clone_case_name(b->kind),
                       rules[b->rule]);
         if (b->rule == MB_RULE_KEY)
             mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
+        if (b->rule == MB_RULE_BOX)
+            mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
         mb_buf_puts(cases, " |\n");
     }
     mb_status st = emit_fill(m, "README.md", &v, out, err);

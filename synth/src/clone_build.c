@@ -20,13 +20,15 @@ static mb_status setup_threads(ctx *c)
     c->kf = malloc(c->nthreads * sizeof(uint32_t));
     c->gtid = malloc(c->nthreads * sizeof(uint32_t));
     c->ckey = malloc(c->nthreads * sizeof(uint32_t));
+    c->gx = malloc(c->nthreads * sizeof(uint32_t));
+    c->gy = malloc(c->nthreads * sizeof(uint32_t));
     for (int d = 0; d < 3; d++) {
         c->tid[d] = malloc(c->nthreads * sizeof(uint32_t));
         c->cta[d] = malloc(c->nthreads * sizeof(uint32_t));
         if (!c->tid[d] || !c->cta[d])
             return cx_nomem(c);
     }
-    if (!c->kf || !c->gtid || !c->ckey)
+    if (!c->kf || !c->gtid || !c->ckey || !c->gx || !c->gy)
         return cx_nomem(c);
     for (uint32_t t = 0; t < c->nthreads; t++) {
         uint32_t cta = t / c->tpc, ltid = t % c->tpc;
@@ -38,6 +40,8 @@ static mb_status setup_threads(ctx *c)
         c->cta[2][t] = cta / (p->grid[0] * p->grid[1]);
         c->kf[t] = (cta * c->wpc + ltid / 32) * 32 + ltid % 32;
         c->gtid[t] = t;
+        c->gx[t] = c->cta[0][t] * p->block[0] + c->tid[0][t];
+        c->gy[t] = c->cta[1][t] * p->block[1] + c->tid[1][t];
         c->ckey[t] = ltid * (p->grid[0] * p->grid[1] * p->grid[2]) + cta;
     }
     return MB_OK;
@@ -104,6 +108,8 @@ static void free_ctx(ctx *c)
     free(c->kf);
     free(c->gtid);
     free(c->ckey);
+    free(c->gx);
+    free(c->gy);
     for (int d = 0; d < 3; d++) {
         free(c->tid[d]);
         free(c->cta[d]);

@@ -340,6 +340,14 @@ mb_status cx_classify(ctx *c)
             cb->cta_relative = 1;
             cb->lane_period = 0;
         }
+        /* 2-D launches: the first N threads of a box (x < X and y < Y over
+         * the global indices), the usual bounds check of 2-D kernels */
+        uint64_t xs = (uint64_t)c->p->grid[0] * c->p->block[0], ys = (uint64_t)c->p->grid[1] * c->p->block[1];
+        if (l < 0 && !cb->cta_relative && xs > 1 && ys > 1 && xs * ys <= (1u << 22) &&
+            c->p->grid[2] * c->p->block[2] == 1 && strcmp(br->condition, "thread/cta id") == 0) {
+            cb->rule = MB_RULE_BOX;
+            cb->lane_period = 0;
+        }
         if (l < 0)
             cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
         else

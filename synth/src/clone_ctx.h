@@ -87,10 +87,11 @@ typedef struct ctx {
     uint32_t *kf;             /* per thread: warp-major key (gwarp * 32 + lane) */
     uint32_t *gtid;           /* per thread: global thread index, equation (1) */
     uint32_t *ckey;           /* per thread: ltid * CTAs + cta (CTA-relative order) */
+    uint32_t *gx, *gy;        /* per thread: global x and y indices */
     int need_kf;              /* some key, trip or address uses the lane structure */
     uint32_t *tid[3], *cta[3];
     /* registers of the per-thread values */
-    const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_coord[6];
+    const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_gx, *r_gy, *r_ltid, *r_cta, *r_coord[6];
     const char *r_key[32];    /* lane keys kf & (P*32-1), per log2(P)+1 */
     const char *r_fkey[32];   /* fine keys: lane key * warps/P + warp / P */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;
@@ -109,6 +110,9 @@ typedef struct ctx {
         int64_t coef;
     } inductions[256];        /* per-iteration address registers (induction variables) */
     size_t ninductions;
+    int pro_block;            /* block of the per-thread values (coordinates, keys) */
+    size_t pro_seq;           /* their sequence in that block */
+    int oom;                  /* a lazily created value ran out of memory */
 } ctx;
 
 /* clone_util.c */

@@ -211,13 +211,6 @@ static mb_status match_block(ctx *c, int block)
             return cx_nomem(c);                                                                    \
     } while (0)
 
-static int needs_hash(const ctx *c)
-{
-    for (size_t i = 0; i < c->m->nbranches; i++)
-        if (c->m->branches[i].rule == MB_RULE_HASH)
-            return 1;
-    return 0;
-}
 
 static int log2u(uint32_t x)
 {
@@ -227,121 +220,183 @@ static int log2u(uint32_t x)
     return l;
 }
 
-static const char *key_reg(ctx *c, uint32_t period)
-{
-    return period ? c->r_key[log2u(period) + 1] : c->r_gtid;
-}
 
-/* Whether any key, trip count or address needs kf's lane structure. */
-static int needs_kf(const ctx *c)
-{
-    for (size_t i = 0; i < c->m->nbranches; i++)
-        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period)
-            return 1;
-    for (size_t l = 0; l < c->nloops; l++)
-        if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].lane_period)
-            return 1;
-    for (size_t i = 0; i < c->f->nmem; i++)
-        if (c->plans[i].kind == PLAN_PATTERN)
-            return 1;
-    return 0;
-}
 
-/* Thread coordinates and the warp-major key kf = gwarp * 32 + lane. */
-static mb_status entry_prologue(ctx *c, need_seq *params, need_seq *s)
+/* Pointer parameters, loaded once in the entry block, where kernels load them. */
+static mb_status load_params(ctx *c, need_seq *params)
 {
-    const uint32_t *bd = c->m->block, *gd = c->m->grid;
-    static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
-    /* pointer parameters first, where kernels load them */
     for (size_t q = 0; q < c->p->nparams; q++)
         if (c->p->params[q].is_pointer) {
             c->r_pbase[q] = cx_reg(c, MB_REG_B64);
             ADD(params, "ld.param.u64", "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
         }
-    const char *coord[6];
-    for (int i = 0; i < 6; i++) {
-        uint32_t extent = i < 3 ? bd[i] : gd[i - 3];
-        coord[i] = NULL;
-        if (extent > 1) {
-            coord[i] = cx_reg(c, MB_REG_B32);
-            ADD(s, "mov.u32", "%s, %s", coord[i], sreg[i]);
-        }
-    }
-    const char *ltid = coord[0] ? coord[0] : "0", *cta = coord[3] ? coord[3] : "0";
-    if (coord[1]) {
-        const char *r = cx_reg(c, MB_REG_B32);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[1], bd[0], ltid);
-        ltid = r;
-    }
-    if (coord[2]) {
-        const char *r = cx_reg(c, MB_REG_B32);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[2], bd[0] * bd[1], ltid);
-        ltid = r;
-    }
-    if (coord[4]) {
-        const char *r = cx_reg(c, MB_REG_B32);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[4], gd[0], cta);
-        cta = r;
-    }
-    if (coord[5]) {
-        const char *r = cx_reg(c, MB_REG_B32);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", r, coord[5], gd[0] * gd[1], cta);
-        cta = r;
-    }
-    c->r_gtid = cx_reg(c, MB_REG_B32);
-    ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_gtid, cta, c->tpc, ltid);
-    if (c->tpc % 32 == 0) {
-        c->r_kf = c->r_gtid;
-    } else if (needs_kf(c)) {
-        c->r_kf = cx_reg(c, MB_REG_B32);
-        const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
-        ADD(s, "shr.u32", "%s, %s, 5", w, ltid);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", w, cta, c->wpc, w);
-        ADD(s, "and.b32", "%s, %s, 31", lane, ltid);
-        ADD(s, "mad.lo.s32", "%s, %s, 32, %s", c->r_kf, w, lane);
-    }
-    for (int i = 0; i < 6; i++)
-        c->r_coord[i] = coord[i];
-    int any_cta = 0;
-    for (size_t i = 0; i < c->m->nbranches; i++)
-        any_cta |= c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].cta_relative;
-    if (any_cta) {
-        c->r_ckey = cx_reg(c, MB_REG_B32);
-        ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_ckey, ltid, gd[0] * gd[1] * gd[2], cta);
-    }
-    /* lane-pattern keys for every period in use */
-    unsigned char used[32] = {0};
-    for (size_t i = 0; i < c->m->nbranches; i++)
-        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period)
-            used[log2u(c->m->branches[i].lane_period) + 1] = 1;
-    for (size_t l = 0; l < c->nloops; l++)
-        if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].lane_period)
-            used[log2u(c->m->loops[l].lane_period) + 1] = 1;
-    unsigned char fine[32] = {0};
-    for (size_t i = 0; i < c->m->nbranches; i++)
-        if (c->m->branches[i].rule == MB_RULE_KEY && c->m->branches[i].lane_period &&
-            !c->m->branches[i].cta_relative)
-            used[log2u(c->m->branches[i].lane_period) + 1] = fine[log2u(c->m->branches[i].lane_period) + 1] = 1;
-    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
-    for (int k = 1; k < 32; k++)
-        if (used[k]) {
-            uint32_t period = 1u << (k - 1);
-            c->r_key[k] = cx_reg(c, MB_REG_B32);
-            ADD(s, "and.b32", "%s, %s, %u", c->r_key[k], c->r_kf, period * 32 - 1);
-            if (fine[k]) {
-                /* ties within the lane key broken by warp: exact thresholds */
-                const char *h = cx_reg(c, MB_REG_B32);
-                c->r_fkey[k] = cx_reg(c, MB_REG_B32);
-                ADD(s, "shr.u32", "%s, %s, %d", h, c->r_kf, 5 + k - 1);
-                ADD(s, "mad.lo.s32", "%s, %s, %u, %s", c->r_fkey[k], c->r_key[k],
-                    (warps + period - 1) / period, h);
-            }
-        }
-    if (needs_hash(c)) {
-        c->r_hash = cx_reg(c, MB_REG_B32);
-        ADD(s, "mul.lo.s32", "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, c->r_gtid);
-    }
     return MB_OK;
+}
+
+/* ---------------------------------------------- per-thread values, lazily
+ * Each is computed once, on first use, in the sequence placed at the common
+ * dominator of their users (step 1b of cx_assemble). */
+
+static void pro_add(ctx *c, const char *op, const char *operands)
+{
+    need_seq *s = &c->b[c->pro_block].seqs[c->pro_seq];
+    if (!operands || cx_seq_add(c, s, op, operands) != MB_OK)
+        c->oom = 1;
+}
+
+static uint32_t extent(const ctx *c, int d)
+{
+    return d < 3 ? c->m->block[d] : c->m->grid[d - 3];
+}
+
+/* A coordinate register, or "0" when its extent is 1. */
+static const char *g_coord(ctx *c, int d)
+{
+    static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
+    if (extent(c, d) <= 1)
+        return "0";
+    if (!c->r_coord[d]) {
+        c->r_coord[d] = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", c->r_coord[d], sreg[d]));
+    }
+    return c->r_coord[d];
+}
+
+/* thread index in the CTA (equation 2) and CTA index in the grid */
+static const char *g_ltid(ctx *c)
+{
+    if (!c->r_ltid) {
+        const char *r = g_coord(c, 0);
+        if (extent(c, 1) > 1) {
+            const char *n = cx_reg(c, MB_REG_B32);
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 1), c->m->block[0], r));
+            r = n;
+        }
+        if (extent(c, 2) > 1) {
+            const char *n = cx_reg(c, MB_REG_B32);
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 2),
+                                            c->m->block[0] * c->m->block[1], r));
+            r = n;
+        }
+        c->r_ltid = r;
+    }
+    return c->r_ltid;
+}
+
+static const char *g_cta(ctx *c)
+{
+    if (!c->r_cta) {
+        const char *r = g_coord(c, 3);
+        if (extent(c, 4) > 1) {
+            const char *n = cx_reg(c, MB_REG_B32);
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 4), c->m->grid[0], r));
+            r = n;
+        }
+        if (extent(c, 5) > 1) {
+            const char *n = cx_reg(c, MB_REG_B32);
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 5),
+                                            c->m->grid[0] * c->m->grid[1], r));
+            r = n;
+        }
+        c->r_cta = r;
+    }
+    return c->r_cta;
+}
+
+/* global thread index (equation 1) */
+static const char *g_gtid(ctx *c)
+{
+    if (!c->r_gtid) {
+        const char *ltid = g_ltid(c), *cta = g_cta(c);
+        c->r_gtid = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_gtid, cta, c->tpc, ltid));
+    }
+    return c->r_gtid;
+}
+
+/* warp-major key gwarp * 32 + lane (the global index when CTAs are whole warps) */
+static const char *g_kf(ctx *c)
+{
+    if (!c->r_kf) {
+        if (c->tpc % 32 == 0) {
+            c->r_kf = g_gtid(c);
+        } else {
+            const char *ltid = g_ltid(c), *cta = g_cta(c);
+            const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
+            c->r_kf = cx_reg(c, MB_REG_B32);
+            pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, ltid));
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", w, cta, c->wpc, w));
+            pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 31", lane, ltid));
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 32, %s", c->r_kf, w, lane));
+        }
+    }
+    return c->r_kf;
+}
+
+/* lane key kf & (P * 32 - 1) */
+static const char *g_key(ctx *c, uint32_t period)
+{
+    if (!period)
+        return g_gtid(c);
+    int k = log2u(period) + 1;
+    if (!c->r_key[k]) {
+        const char *kf = g_kf(c);
+        c->r_key[k] = cx_reg(c, MB_REG_B32);
+        pro_add(c, "and.b32", cx_fmt(c, "%s, %s, %u", c->r_key[k], kf, period * 32 - 1));
+    }
+    return c->r_key[k];
+}
+
+/* fine key: ties within the lane key broken by warp, for exact thresholds */
+static const char *g_fkey(ctx *c, uint32_t period)
+{
+    if (!period)
+        return g_gtid(c);
+    int k = log2u(period) + 1;
+    if (!c->r_fkey[k]) {
+        const char *key = g_key(c, period), *kf = g_kf(c);
+        uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
+        const char *h = cx_reg(c, MB_REG_B32);
+        c->r_fkey[k] = cx_reg(c, MB_REG_B32);
+        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", h, kf, 5 + k - 1));
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_fkey[k], key,
+                                        (warps + period - 1) / period, h));
+    }
+    return c->r_fkey[k];
+}
+
+/* CTA-relative key ltid * CTAs + cta */
+static const char *g_ckey(ctx *c)
+{
+    if (!c->r_ckey) {
+        const char *ltid = g_ltid(c), *cta = g_cta(c);
+        c->r_ckey = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_ckey, ltid,
+                                        c->m->grid[0] * c->m->grid[1] * c->m->grid[2], cta));
+    }
+    return c->r_ckey;
+}
+
+static const char *g_hash(ctx *c)
+{
+    if (!c->r_hash) {
+        const char *g = g_gtid(c);
+        c->r_hash = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, g));
+    }
+    return c->r_hash;
+}
+
+/* global x and y indices: ctaid * ntid + tid */
+static const char *g_gxy(ctx *c, int dim)
+{
+    const char **r = dim ? &c->r_gy : &c->r_gx;
+    if (!*r) {
+        const char *cta = g_coord(c, 3 + dim), *tid = g_coord(c, dim);
+        *r = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", *r, cta, c->m->block[dim], tid));
+    }
+    return *r;
 }
 
 static int plan_block(const ctx *c, const memplan *pl)
@@ -390,7 +445,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     int64_t coef[6] = {0};
     for (size_t k = 0; k < mm->affine.nterms; k++)
         for (int d = 0; d < 6; d++)
-            if (!strcmp(mm->affine.var[k], names[d]) && c->r_coord[d])
+            if (!strcmp(mm->affine.var[k], names[d]) && extent(c, d) > 1)
                 coef[d] = mm->affine.coef[k];
     char key[256];
     snprintf(key, sizeof key, "%d:%d:%lld,%lld,%lld,%lld,%lld,%lld", block, is64, (long long)coef[0],
@@ -402,7 +457,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     int any = 0, linear = 1;
     int64_t scale = 0;
     for (int d = 0; d < 6; d++) {
-        if (!c->r_coord[d])
+        if (extent(c, d) <= 1)
             continue;
         any |= coef[d] != 0;
         if (d == 0)
@@ -412,24 +467,40 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     }
     if (!any)
         return NULL;
-    const char *reg = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    /* the variables: the global index; or the global x and y indices
+     * (ctaid * ntid + tid, as 2-D kernels compute them); or the coordinates */
+    const char *var[6];
+    int64_t k[6];
+    int nv = 0;
+    const uint32_t *bd = c->m->block;
     if (linear && scale != 0) {
-        /* a multiple of the global thread index: one multiply (box 4 of Fig. 14) */
-        if (is64) {
-            const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
-            if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
-                           cx_fmt(c, "%s, %s, %lld", reg, c->r_gtid, (long long)scale)) != MB_OK)
-                return NULL;
-        } else if (cx_seq_add(c, s, "mul.lo.s32", cx_fmt(c, "%s, %s, %lld", reg, c->r_gtid,
-                                                          (long long)scale)) != MB_OK) {
-            return NULL;
+        var[nv] = g_gtid(c);
+        k[nv++] = scale;
+    } else if (coef[2] == 0 && coef[5] == 0 && coef[3] == coef[0] * (int64_t)bd[0] &&
+               coef[4] == coef[1] * (int64_t)bd[1] && (extent(c, 3) > 1 || extent(c, 4) > 1)) {
+        if (coef[0]) {
+            var[nv] = extent(c, 3) > 1 ? g_gxy(c, 0) : g_coord(c, 0);
+            k[nv++] = coef[0];
+        }
+        if (coef[1]) {
+            var[nv] = extent(c, 4) > 1 ? g_gxy(c, 1) : g_coord(c, 1);
+            k[nv++] = coef[1];
         }
     } else {
-        /* factor out the coefficients' common divisor: coordinates with a
-         * unit factor enter as the addend, the divisor as one widening multiply */
+        for (int d = 0; d < 6; d++)
+            if (coef[d]) {
+                var[nv] = g_coord(c, d);
+                k[nv++] = coef[d];
+            }
+    }
+    const char *reg = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    {
+        /* factor out the coefficients' common divisor: a variable with the
+         * divisor as its factor enters as the addend, the divisor as one
+         * (widening) multiply */
         int64_t g = 0;
-        for (int d = 0; d < 6; d++) {
-            int64_t x = coef[d] < 0 ? -coef[d] : coef[d];
+        for (int d = 0; d < nv; d++) {
+            int64_t x = k[d] < 0 ? -k[d] : k[d];
             while (x) {
                 int64_t t = g % x;
                 g = x;
@@ -440,18 +511,18 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
             g = 1;
         const char *acc = NULL;
         int unit = -1;
-        for (int d = 0; d < 6; d++)
-            if (coef[d] == g && unit < 0)
+        for (int d = 0; d < nv; d++)
+            if (k[d] == g && unit < 0)
                 unit = d;
         if (unit >= 0)
-            acc = c->r_coord[unit];
-        for (int d = 0; d < 6; d++) {
-            if (!coef[d] || d == unit)
+            acc = var[unit];
+        for (int d = 0; d < nv; d++) {
+            if (d == unit)
                 continue;
             const char *r = cx_reg(c, MB_REG_B32);
             if (cx_seq_add(c, s, acc ? "mad.lo.s32" : "mul.lo.s32",
-                           acc ? cx_fmt(c, "%s, %s, %lld, %s", r, c->r_coord[d], (long long)(coef[d] / g), acc)
-                               : cx_fmt(c, "%s, %s, %lld", r, c->r_coord[d], (long long)(coef[d] / g))) != MB_OK)
+                           acc ? cx_fmt(c, "%s, %s, %lld, %s", r, var[d], (long long)(k[d] / g), acc)
+                               : cx_fmt(c, "%s, %s, %lld", r, var[d], (long long)(k[d] / g))) != MB_OK)
                 return NULL;
             acc = r;
         }
@@ -524,8 +595,9 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
                 dg *= 2;
             uint32_t banks = 32 / dg, lg = (uint32_t)log2u(banks);
             uint64_t units = region / (w < 4 ? 4 : w);
-            ADD(s, "and.b32", "%s, %s, %u", t, c->r_kf, banks - 1);
-            ADD(s, "shr.u32", "%s, %s, %u", u, c->r_kf, lg);
+            const char *kf = g_kf(c);
+            ADD(s, "and.b32", "%s, %s, %u", t, kf, banks - 1);
+            ADD(s, "shr.u32", "%s, %s, %u", u, kf, lg);
             ADD(s, "and.b32", "%s, %s, %u", u, u, dg - 1);
             ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, u, t);
             ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)(units ? units : 1));
@@ -544,13 +616,14 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         uint64_t units = region / 32;
         if (mm->footprint_lines && mm->footprint_lines * 4 < units)
             units = mm->footprint_lines * 4;
+        const char *kf = g_kf(c);
         if (units == 0) {
             /* smaller than a sector: every lane on the first aligned word */
-            ADD(s, "and.b32", "%s, %s, 0", t, c->r_kf);
+            ADD(s, "and.b32", "%s, %s, 0", t, kf);
         } else {
-            ADD(s, "shr.u32", "%s, %s, %u", t, c->r_kf, (uint32_t)log2u(g));
+            ADD(s, "shr.u32", "%s, %s, %u", t, kf, (uint32_t)log2u(g));
             ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)units);
-            ADD(s, "and.b32", "%s, %s, %u", u, c->r_kf, g - 1);
+            ADD(s, "and.b32", "%s, %s, %u", u, kf, g - 1);
             ADD(s, "mul.lo.s32", "%s, %s, %u", u, u, w * g > 32 ? (32 / g ? 32 / g : 1) / w * w : w);
             ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, t, u);
         }
@@ -726,15 +799,20 @@ static mb_status branch_slot(ctx *c, int block)
         break;
     case MB_RULE_KEY:
         ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
-            br->cta_relative     ? c->r_ckey
-            : br->lane_period    ? c->r_fkey[log2u(br->lane_period) + 1]
-                                 : c->r_gtid,
+            br->cta_relative ? g_ckey(c) : g_fkey(c, br->lane_period),
             br->threshold);
         break;
+    case MB_RULE_BOX: {
+        const char *px = cx_reg(c, MB_REG_PRED), *py = cx_reg(c, MB_REG_PRED);
+        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", px, g_gxy(c, 0), br->box_x);
+        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", py, g_gxy(c, 1), br->box_y);
+        ADD(q, "and.pred", "%s, %s, %s", p, px, py);
+        break;
+    }
     case MB_RULE_HASH: {
         const char *h = cx_reg(c, MB_REG_B32);
         ADD(q, "mad.lo.s32", "%s, %s, %d, %s", h, c->r_iter[br->loop], (int32_t)br->hash_mult,
-            c->r_hash);
+            g_hash(c));
         ADD(q, "setp.lt.u32", "%s, %s, %u", p, h, br->threshold);
         break;
     }
@@ -765,7 +843,7 @@ static mb_status branch_slot(ctx *c, int block)
 static mb_status trip_value(ctx *c, need_seq *s, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
-    const char *r = c->r_trip[l], *key = key_reg(c, cl->lane_period);
+    const char *r = c->r_trip[l], *key = g_key(c, cl->lane_period);
     uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
                    c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
     if (cl->span) {
@@ -806,17 +884,13 @@ mb_status cx_assemble(ctx *c)
         if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
-    /* 1. parameters in the entry block; thread coordinates and keys where
-     *    their users' common dominator is (placed after step 2) */
+    /* 1. parameters in the entry block; per-thread values (coordinates, keys)
+     *    where their users' common dominator is (step 1b), created lazily */
     need_seq *pro = cx_block_seq(c, 0, first_mem_slot(&c->b[0]));
-    need_seq coords;
-    memset(&coords, 0, sizeof(coords));
     if (!pro)
         return cx_nomem(c);
-    if ((st = entry_prologue(c, pro, &coords)) != MB_OK) {
-        free(coords.items);
+    if ((st = load_params(c, pro)) != MB_OK)
         return st;
-    }
     /* 2. where each thread base goes: the hoisted common dominator of its
      *    users; accesses with the same base and thread terms share one */
     int *place = malloc((c->f->nmem + 1) * sizeof(int)), *gplace = malloc((np + 1) * sizeof(int));
@@ -894,6 +968,7 @@ mb_status cx_assemble(ctx *c)
         int at = -1;
         for (size_t k = 0; k < c->nb; k++)
             if (c->b[k].cond && (c->m->branches[c->b[k].branch].rule == MB_RULE_KEY ||
+                                 c->m->branches[c->b[k].branch].rule == MB_RULE_BOX ||
                                  c->m->branches[c->b[k].branch].rule == MB_RULE_HASH))
                 at = lca(c, at, (int)k);
         for (size_t l = 0; l < nl; l++)
@@ -907,22 +982,16 @@ mb_status cx_assemble(ctx *c)
             if (uses && share[i] == (int)i)
                 at = lca(c, at, place[i]);
         }
-        if (at >= 0) {
-            at = hoist(c, at);
-            need_seq *q = cx_block_seq(c, at, first_mem_slot(&c->b[at]));
-            if (!q) {
-                free(coords.items);
-                free(place);
-                free(gplace);
-                free(share);
-                return cx_nomem(c);
-            }
-            q->items = coords.items;
-            q->n = coords.n;
-            q->cap = coords.cap;
-        } else {
-            free(coords.items);
+        /* with no user, nothing is ever created there: the entry block will do */
+        at = at >= 0 ? hoist(c, at) : 0;
+        if (!cx_block_seq(c, at, first_mem_slot(&c->b[at]))) {
+            free(place);
+            free(gplace);
+            free(share);
+            return cx_nomem(c);
         }
+        c->pro_block = at;
+        c->pro_seq = c->b[at].nseqs - 1;
     }
     /* 3. per block: parameter bases, thread bases (by first use), trip counts */
     for (size_t p = 0; p < np; p++)
@@ -1077,6 +1146,8 @@ mb_status cx_assemble(ctx *c)
         if ((st = branch_slot(c, (int)k)) != MB_OK)
             return st;
     }
+    if (c->oom)
+        return cx_nomem(c);
     /* 6. match every block's sequences, then fill the rest */
     for (size_t k = 0; k < c->nb; k++) {
         if ((st = match_block(c, (int)k)) != MB_OK)

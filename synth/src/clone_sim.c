@@ -91,6 +91,9 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                 case MB_RULE_LOOP_EXIT:
                     p = iter[br->loop] + 1 >= cx_trip(c, br->loop, t);
                     break;
+                case MB_RULE_BOX:
+                    p = c->gx[t] < br->box_x && c->gy[t] < br->box_y;
+                    break;
                 case MB_RULE_CONST:
                     break;
                 }
@@ -179,6 +182,66 @@ static uint32_t threshold_for(const keyed *k, size_t n, double target)
     return best;
 }
 
+/* The box (X, Y) whose weight is closest to `target`, preferring the
+ * aspect of the whole grid; 2-D prefix sums make each candidate O(1). */
+static mb_status calibrate_box(ctx *c, mb_clone_branch *br, const uint64_t *w, double target)
+{
+    uint32_t xs = c->p->grid[0] * c->p->block[0], ys = c->p->grid[1] * c->p->block[1];
+    double *sum = calloc((size_t)(xs + 1) * (ys + 1), sizeof(double));
+    if (!sum)
+        return cx_nomem(c);
+#define S(x, y) sum[(size_t)(y) * (xs + 1) + (x)]
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        S(c->gx[t] + 1, c->gy[t] + 1) += (double)w[t];
+    for (uint32_t y = 1; y <= ys; y++)
+        for (uint32_t x = 1; x <= xs; x++)
+            S(x, y) += S(x - 1, y) + S(x, y - 1) - S(x - 1, y - 1);
+    /* a row-major array indexed [y][x] has width coef(tid.y) / coef(tid.x):
+     * the bound on x the kernel most likely checks */
+    uint32_t hint = 0;
+    for (size_t i = 0; i < c->f->nmem && !hint; i++) {
+        const mb_affine *a = &c->f->mem[i].affine;
+        int64_t cx = 0, cy = 0;
+        for (size_t k = 0; k < a->nterms; k++) {
+            if (!strcmp(a->var[k], "tid.x"))
+                cx = a->coef[k];
+            if (!strcmp(a->var[k], "tid.y"))
+                cy = a->coef[k];
+        }
+        if (a->exact && cx > 0 && cy > cx && cy % cx == 0 && (uint64_t)(cy / cx) <= xs)
+            hint = (uint32_t)(cy / cx);
+    }
+    double best_err = -1, best_aspect = 0;
+    for (uint32_t x = 0; x <= xs; x++) {
+        /* weight grows with y: binary search the closest */
+        uint32_t lo = 0, hi = ys;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (S(x, mid) < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t y = lo > 0 ? lo - 1 : 0; y <= lo && y <= ys; y++) {
+            double err = S(x, y) - target;
+            err = err < 0 ? -err : err;
+            double aspect = (double)x / xs - (double)y / ys;
+            aspect = aspect < 0 ? -aspect : aspect;
+            if (hint && x == hint)
+                aspect = -1;
+            if (best_err < 0 || err < best_err - 1e-9 || (err < best_err + 1e-9 && aspect < best_aspect)) {
+                best_err = err;
+                best_aspect = aspect;
+                br->box_x = x;
+                br->box_y = y;
+            }
+        }
+    }
+#undef S
+    free(sum);
+    return MB_OK;
+}
+
 static mb_status calibrate_branch(ctx *c, int block, double *ecount)
 {
     mb_clone_branch *br = &c->m->branches[c->b[block].branch];
@@ -196,9 +259,11 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
             execs += (double)w.per_thread[t];
         /* KEY: low keys fall through (the body of an 'if' is usually the
          * low threads' side), so the predicate true means not taken */
-        double target = br->rule == MB_RULE_KEY ? (1 - br->target_taken) * execs
+        double target = br->rule == MB_RULE_KEY || br->rule == MB_RULE_BOX ? (1 - br->target_taken) * execs
                                                 : br->target_taken * execs;
-        if (br->rule == MB_RULE_HASH) {
+        if (br->rule == MB_RULE_BOX) {
+            st = calibrate_box(c, br, w.per_thread, target);
+        } else if (br->rule == MB_RULE_HASH) {
             qsort(w.hashes, w.nhashes, sizeof(uint32_t), cmp_u32);
             size_t want = (size_t)(target + 0.5);
             br->threshold = want == 0           ? 0
@@ -411,7 +476,7 @@ mb_status cx_calibrate(ctx *c)
             st = calibrate_trips(c, l, ecount);
         if (st == MB_OK && c->b[b].cond) {
             mb_clone_rule r = c->m->branches[c->b[b].branch].rule;
-            if (r == MB_RULE_KEY || r == MB_RULE_HASH)
+            if (r == MB_RULE_KEY || r == MB_RULE_HASH || r == MB_RULE_BOX)
                 st = calibrate_branch(c, b, ecount);
         }
     }

@@ -221,7 +221,8 @@ typedef enum mb_clone_rule {
     MB_RULE_KEY,       /**< key_P(thread) < threshold: first N threads or a lane pattern */
     MB_RULE_HASH,      /**< (iter * mult + thread hash) < threshold: per-iteration random */
     MB_RULE_LOOP_BACK, /**< jump point: back while iter < trip */
-    MB_RULE_LOOP_EXIT  /**< exit once iter >= trip */
+    MB_RULE_LOOP_EXIT, /**< exit once iter >= trip */
+    MB_RULE_BOX        /**< x < box_x and y < box_y: a 2-D first-N (global x, y indices) */
 } mb_clone_rule;
 
 typedef struct mb_clone_branch {
@@ -234,6 +235,7 @@ typedef struct mb_clone_branch {
     int cta_relative;      /**< key = ltid * CTAs + cta: the first N threads of every CTA */
     uint32_t threshold;
     uint32_t hash_mult;
+    uint32_t box_x, box_y;
     int true_taken;        /**< the predicate true means the branch is taken */
     int const_taken;       /**< MB_RULE_CONST: taken or not */
     double target_taken;   /**< taken fraction the original had */
