@@ -192,6 +192,15 @@ mb_status rt_profile_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg
 /* Writes aggregated profiles and the index at exit. */
 void rt_profile_finish(mb_rt *rt);
 
+/* ------------------------------------------------------------- printf */
+
+/* When the PTX calls vprintf, the same PTX with a vprintf that writes a FIFO
+ * (printf.c) in *out (malloc'd); *out stays NULL otherwise. */
+mb_status rt_printf_augment(const char *ptx, size_t len, const char *name, char **out,
+                            size_t *out_len, mb_error *err);
+/* Prints the module's device printf records on standard output and empties the FIFO. */
+void rt_printf_flush(mb_rt *rt, rt_module *mod);
+
 /* ---------------------------------------------------------------- sim */
 
 /* Creates the simulator of MINIBENCH_CUDART_CONFIG and sets rt->dev from it. */

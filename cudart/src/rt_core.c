@@ -84,7 +84,18 @@ static cudaError_t load_error_of(mb_status st)
 static mb_status load_ptx(mb_rt *rt, rt_module *mod, const char *text, size_t len, const char *name,
                           mb_error *err)
 {
-    mb_status st = mb_ptx_parse(text, len, name, &mod->module, err);
+    char *with_printf = NULL;
+    size_t with_len = 0;
+    mb_status st = MB_OK;
+    if (strstr(text, "vprintf"))
+        st = rt_printf_augment(text, len, name, &with_printf, &with_len, err);
+    if (with_printf) {
+        text = with_printf;
+        len = with_len;
+    }
+    if (st == MB_OK)
+        st = mb_ptx_parse(text, len, name, &mod->module, err);
+    free(with_printf);
     if (st == MB_OK)
         st = mb_program_new(mod->module, rt->mem, &mod->program, err);
     if (st != MB_OK) {
@@ -354,6 +365,7 @@ cudaError_t rt_launch(mb_rt *rt, rt_kernel *k, dim3 grid, dim3 block, void **arg
         st = mb_launch(k->mod->program, rt->mem, &cfg, &opt, &stats, &err);
     double dt = monotonic_ms() - t0;
     free(params);
+    rt_printf_flush(rt, k->mod);
     if (rt->opt.verbose)
         rt_warn("launch %" PRIu64 ": %s grid (%u,%u,%u) block (%u,%u,%u) shared %zu: %" PRIu64
                 " thread instructions, %.3f ms",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of 'minibench run -- PROGRAM': the examples' host programs
-# and three test programs, built with 'nvcc -cudart shared', run on minibench's
+# and the test programs, built with 'nvcc -cudart shared', run on minibench's
 # libcudart.so.13. Every example prints PASS (its own comparison with the C
 # reference) with the launches it made executed by minibench; a fault and an
 # unimplemented call are reported with the runtime's error names and the
@@ -63,6 +63,13 @@ expect_exit 0 "textures_app" -- "$MINIBENCH" run -- "$BIN/textures_app"
 expect_grep "$TMP/out" "texture sums: 0 wrong \(cudaSuccess\)" "texture fetches are exact"
 expect_grep "$TMP/out" "array texture sums: 0 wrong \(cudaSuccess, cudaSuccess\)" "textures over CUDA arrays"
 expect_grep "$TMP/out" "^PASS$" "textures_app passes"
+
+# --- device printf: the kernel's lines, in thread order, before the host's
+build printf_app "$CT/printf_app.cu"
+expect_exit 0 "printf_app" -- "$MINIBENCH" run -- "$BIN/printf_app"
+expect_grep "$TMP/out" "^t2 n=7 f=3.000000 ll=7000000000 c=C s=dev  3.14\|2   \|ff%   7\|de$" "device printf formats every conversion"
+[ "$(grep -c '^plain line from block' "$TMP/out")" -eq 2 ] && pass || fail "one plain line per block"
+[ "$(tail -1 "$TMP/out")" = "host after the kernel: cudaSuccess" ] && pass || fail "device output precedes the host's"
 
 # --- failures
 build errors_app "$CT/errors_app.cu"

@@ -185,30 +185,43 @@ static inline char *harness_read(const char *path, size_t *len)
 /* ---------------------------------------------------- standard error */
 
 typedef struct harness_stderr {
-    int saved;
+    int saved, fd;
     char path[64];
 } harness_stderr;
 
-/* Sends standard error to a temporary file until harness_stderr_end(). */
-static inline void harness_stderr_begin(harness_stderr *h)
+/* Sends file descriptor `fd` (2: standard error) to a temporary file until harness_capture_end(). */
+static inline void harness_capture_begin(harness_stderr *h, int fd)
 {
+    fflush(stdout);
     fflush(stderr);
-    snprintf(h->path, sizeof(h->path), "/tmp/mb_cudart_stderr_XXXXXX");
-    int fd = mkstemp(h->path);
-    h->saved = dup(2);
-    dup2(fd, 2);
-    close(fd);
+    snprintf(h->path, sizeof(h->path), "/tmp/mb_cudart_capture_XXXXXX");
+    int tmp = mkstemp(h->path);
+    h->fd = fd;
+    h->saved = dup(fd);
+    dup2(tmp, fd);
+    close(tmp);
 }
 
-/* Restores standard error; returns what was written meanwhile (malloc'd). */
-static inline char *harness_stderr_end(harness_stderr *h)
+static inline void harness_stderr_begin(harness_stderr *h)
 {
+    harness_capture_begin(h, 2);
+}
+
+/* Restores the descriptor; returns what was written meanwhile (malloc'd). */
+static inline char *harness_capture_end(harness_stderr *h)
+{
+    fflush(stdout);
     fflush(stderr);
-    dup2(h->saved, 2);
+    dup2(h->saved, h->fd);
     close(h->saved);
     char *text = harness_read(h->path, NULL);
     unlink(h->path);
     return text ? text : calloc(1, 1);
+}
+
+static inline char *harness_stderr_end(harness_stderr *h)
+{
+    return harness_capture_end(h);
 }
 
 #endif

@@ -298,13 +298,17 @@ static void test_launch_configuration_errors(void **state)
                                       1 << 20, NULL),
                      cudaErrorInvalidValue);
     /* A pointer that is no registered kernel. */
-    assert_int_equal(cudaLaunchKernel(&n, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL),
-                     cudaErrorInvalidDeviceFunction);
-    /* A registered kernel missing from the PTX. */
     harness_stderr h;
     harness_stderr_begin(&h);
-    cudaError_t e = cudaLaunchKernel(stub_missing, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL);
+    cudaError_t e = cudaLaunchKernel(&n, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL);
     char *text = harness_stderr_end(&h);
+    assert_int_equal(e, cudaErrorInvalidDeviceFunction);
+    assert_non_null(strstr(text, "which is no registered kernel"));
+    free(text);
+    /* A registered kernel missing from the PTX. */
+    harness_stderr_begin(&h);
+    e = cudaLaunchKernel(stub_missing, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL);
+    text = harness_stderr_end(&h);
     assert_int_equal(e, cudaErrorInvalidDeviceFunction);
     assert_non_null(strstr(text, "kernel 'not_in_ptx' is not an .entry"));
     free(text);
@@ -314,6 +318,48 @@ static void test_launch_configuration_errors(void **state)
     cudaStream_t stream;
     assert_int_equal(__cudaPopCallConfiguration(&g, &b, &s, &stream), cudaErrorMissingConfiguration);
     cudaGetLastError();
+}
+
+static void stub_say(void) {}
+
+static void test_device_printf(void **state)
+{
+    (void)state;
+    char *ptx = harness_read(DATA "printf.ptx", NULL);
+    assert_non_null(ptx);
+    size_t size;
+    unsigned char *fb = harness_fatbin(ptx, 75, HFB_ZSTD, &size);
+    free(ptx);
+    mb_fatbin_wrapper wrapper = {MB_FATBIN_WRAPPER_MAGIC, 1, fb, NULL};
+    void **handle = __cudaRegisterFatBinary(&wrapper);
+    __cudaRegisterFunction(handle, (const char *)stub_say, (char *)"say", "say", -1, NULL, NULL,
+                           NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(handle);
+    char *dev = NULL;
+    assert_int_equal(cudaMalloc((void **)&dev, 8), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dev, "dev", 4, cudaMemcpyHostToDevice), cudaSuccess);
+    int n = 7;
+    void *args[] = {&n, &dev};
+    harness_stderr h;
+    harness_capture_begin(&h, 1);
+    cudaError_t e = cudaLaunchKernel(stub_say, (dim3){2, 1, 1}, (dim3){3, 1, 1}, args, 0, NULL);
+    char *text = harness_capture_end(&h);
+    assert_int_equal(e, cudaSuccess);
+    /* Block 0's three threads, then block 1's: CTAs run in order, lanes in order. */
+    const char *expect =
+        "t0 n=7 f=0.000000 ll=7000000000 c=A s=dev  3.14|0   |ff%   7|de\n"
+        "t1 n=7 f=1.500000 ll=7000000000 c=B s=dev  3.14|1   |ff%   7|de\n"
+        "t2 n=7 f=3.000000 ll=7000000000 c=C s=dev  3.14|2   |ff%   7|de\n"
+        "plain line from block 0\n"
+        "t0 n=7 f=0.000000 ll=7000000000 c=A s=dev  3.14|0   |ff%   7|de\n"
+        "t1 n=7 f=1.500000 ll=7000000000 c=B s=dev  3.14|1   |ff%   7|de\n"
+        "t2 n=7 f=3.000000 ll=7000000000 c=C s=dev  3.14|2   |ff%   7|de\n"
+        "plain line from block 1\n";
+    assert_string_equal(text, expect);
+    free(text);
+    cudaFree(dev);
+    __cudaUnregisterFatBinary(handle);
+    free(fb);
 }
 
 /* ------------------------------------------------------- fat binaries */
@@ -434,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_unimplemented_function),
         cmocka_unit_test(test_bad_fat_binary_fails_at_launch),
         cmocka_unit_test(test_launch_configuration_errors),
+        cmocka_unit_test(test_device_printf),
         cmocka_unit_test(test_nvcc_fat_binaries),
         cmocka_unit_test(test_bad_fat_binaries),
     };
