@@ -22,6 +22,36 @@ enum { FIFO_BYTES = 1 << 20, RECORD_HEADER = 16 };
 #define FIFO_VAR "__minibench_printf_fifo"
 #define HEAD_VAR "__minibench_printf_head"
 
+/* A failed assert() is a record whose format pointer is this tag, holding the
+ * message, file, line, function and the thread's block and thread indices;
+ * then the thread traps, as on hardware, and the launch fails with cudaErrorAssert. */
+enum { ASSERT_TAG = 1, ASSERT_ARGS = 56 };
+static const char ASSERT_PTX[] =
+    "// minibench: assert() records its failure in the printf FIFO, then traps\n"
+    ".func __assertfail(.param .b64 __assertfail_param_0, .param .b64 __assertfail_param_1, "
+    ".param .b32 __assertfail_param_2, .param .b64 __assertfail_param_3, "
+    ".param .b64 __assertfail_param_4)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
+    "\tmov.u64 %rd1, 72;\n"
+    "\tatom.global.add.u64 %rd2, [" HEAD_VAR "], %rd1;\n"
+    "\tadd.u64 %rd3, %rd2, %rd1;\n\tsetp.gt.u64 %p1, %rd3, 1048576;\n"
+    "\t@%p1 bra $MB_TRAP;\n"
+    "\tmov.u64 %rd4, " FIFO_VAR ";\n\tadd.u64 %rd5, %rd4, %rd2;\n"
+    "\tmov.u64 %rd6, 1;\n\tst.global.u64 [%rd5], %rd6;\n"
+    "\tmov.u64 %rd6, 56;\n\tst.global.u64 [%rd5+8], %rd6;\n"
+    "\tld.param.u64 %rd7, [__assertfail_param_0];\n\tst.global.u64 [%rd5+16], %rd7;\n"
+    "\tld.param.u64 %rd8, [__assertfail_param_1];\n\tst.global.u64 [%rd5+24], %rd8;\n"
+    "\tld.param.u32 %r1, [__assertfail_param_2];\n\tst.global.u32 [%rd5+32], %r1;\n"
+    "\tld.param.u64 %rd9, [__assertfail_param_3];\n\tst.global.u64 [%rd5+40], %rd9;\n"
+    "\tmov.u32 %r2, %ctaid.x;\n\tst.global.u32 [%rd5+48], %r2;\n"
+    "\tmov.u32 %r3, %ctaid.y;\n\tst.global.u32 [%rd5+52], %r3;\n"
+    "\tmov.u32 %r4, %ctaid.z;\n\tst.global.u32 [%rd5+56], %r4;\n"
+    "\tmov.u32 %r5, %tid.x;\n\tst.global.u32 [%rd5+60], %r5;\n"
+    "\tmov.u32 %r6, %tid.y;\n\tst.global.u32 [%rd5+64], %r6;\n"
+    "\tmov.u32 %r7, %tid.z;\n\tst.global.u32 [%rd5+68], %r7;\n"
+    "$MB_TRAP:\n\ttrap;\n\tret;\n}\n";
+_Static_assert(RECORD_HEADER + ASSERT_ARGS == 72, "assert record size");
+
 /* One conversion of a format: its argument size (0 for %%), or -1 when malformed. */
 typedef struct conversion {
     const char *start; /* the '%' */
@@ -128,26 +158,25 @@ mb_status rt_printf_augment(const char *ptx, size_t len, const char *name, char 
     if (st != MB_OK)
         return st;
     const mb_function *vp = mb_module_find_function(m, "vprintf");
-    if (!vp || vp->has_body || vp->nparams != 2 || vp->nrets != 1) {
+    const mb_function *af = mb_module_find_function(m, "__assertfail");
+    int with_printf = vp && !vp->has_body && vp->nparams == 2 && vp->nrets == 1;
+    int with_assert = af && !af->has_body && af->nparams == 5;
+    if (!with_printf && !with_assert) {
         mb_module_free(m);
         return MB_OK;
     }
     mb_buf b = MB_BUF_INIT;
-    /* The extern declaration becomes a plain prototype of the definition appended below. */
-    const char *decl = strstr(ptx, ".extern .func");
-    while (decl) {
-        const char *paren = strstr(decl, "vprintf");
-        const char *semi = strchr(decl, ';');
-        if (paren && semi && paren < semi)
-            break;
-        decl = strstr(decl + 1, ".extern .func");
+    /* The extern declarations become plain prototypes of the definitions appended below. */
+    const char *at = ptx;
+    for (const char *d = strstr(ptx, ".extern .func"); d; d = strstr(d + 1, ".extern .func")) {
+        const char *semi = strchr(d, ';');
+        const char *vpn = strstr(d, "vprintf"), *afn = strstr(d, "__assertfail");
+        if (!semi || !((with_printf && vpn && vpn < semi) || (with_assert && afn && afn < semi)))
+            continue;
+        mb_buf_append(&b, at, (size_t)(d - at));
+        at = d + strlen(".extern ");
     }
-    if (!decl) {
-        mb_module_free(m);
-        return MB_OK;
-    }
-    mb_buf_append(&b, ptx, (size_t)(decl - ptx));
-    mb_buf_append(&b, decl + strlen(".extern "), len - (size_t)(decl - ptx) - strlen(".extern "));
+    mb_buf_append(&b, at, len - (size_t)(at - ptx));
     mb_buf_printf(&b,
                   "\n// minibench: device printf into a FIFO the runtime prints after each launch\n"
                   ".global .align 8 .b8 " FIFO_VAR "[%d];\n"
@@ -186,6 +215,8 @@ mb_status rt_printf_augment(const char *ptx, size_t len, const char *name, char 
                   "\tadd.u64 %%rd10, %%rd10, 4;\n\tbra $MB_COPY;\n"
                   "$MB_DONE:\n\tmov.u32 %%r2, 0;\n\tst.param.b32 [func_retval0], %%r2;\n\tret;\n}\n",
                   RECORD_HEADER + 7, FIFO_BYTES);
+    if (with_assert)
+        mb_buf_puts(&b, ASSERT_PTX);
     mb_module_free(m);
     if (b.failed) {
         mb_buf_free(&b);
@@ -319,17 +350,38 @@ static void format_record(mb_rt *rt, const char *fmt, const unsigned char *args,
     }
 }
 
-void rt_printf_flush(mb_rt *rt, rt_module *mod)
+/* The line the hardware prints for a failed assert(). */
+static void format_assert(mb_rt *rt, const unsigned char *a, mb_buf *out)
+{
+    uint64_t msg, file, fn;
+    uint32_t line, ids[6];
+    memcpy(&msg, a, 8);
+    memcpy(&file, a + 8, 8);
+    memcpy(&line, a + 16, 4);
+    memcpy(&fn, a + 24, 8);
+    memcpy(ids, a + 32, sizeof(ids));
+    device_string(rt, file, out);
+    mb_buf_printf(out, ":%u: ", line);
+    device_string(rt, fn, out);
+    mb_buf_printf(out, ": block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `", ids[0], ids[1], ids[2],
+                  ids[3], ids[4], ids[5]);
+    device_string(rt, msg, out);
+    mb_buf_puts(out, "` failed.\n");
+}
+
+int rt_printf_flush(mb_rt *rt, rt_module *mod)
 {
     if (!mod || mod->state != 1 || !mod->module)
-        return;
+        return 0;
     uint64_t head_addr = var_address(mod, HEAD_VAR), fifo = var_address(mod, FIFO_VAR);
     if (!head_addr || !fifo)
-        return;
+        return 0;
     uint64_t *head = mb_memory_host(rt->mem, head_addr, 8);
     const unsigned char *buf = mb_memory_host(rt->mem, fifo, FIFO_BYTES);
     if (!head || !buf || *head == 0)
-        return;
+        return 0;
+    int asserts = 0;
+    mb_buf failed = MB_BUF_INIT;
     uint64_t used = *head < FIFO_BYTES ? *head : FIFO_BYTES;
     mb_buf out = MB_BUF_INIT;
     for (uint64_t off = 0; off + RECORD_HEADER <= used;) {
@@ -339,6 +391,12 @@ void rt_printf_flush(mb_rt *rt, rt_module *mod)
         uint64_t record = (RECORD_HEADER + nargs + 7) / 8 * 8;
         if (off + record > used)
             break;
+        if (fmt_addr == ASSERT_TAG && nargs == ASSERT_ARGS) {
+            format_assert(rt, buf + off + RECORD_HEADER, &failed);
+            asserts++;
+            off += record;
+            continue;
+        }
         mb_buf fmt = MB_BUF_INIT;
         device_string(rt, fmt_addr, &fmt);
         format_record(rt, fmt.data ? fmt.data : "", buf + off + RECORD_HEADER, (size_t)nargs, &out);
@@ -352,5 +410,11 @@ void rt_printf_flush(mb_rt *rt, rt_module *mod)
         fwrite(out.data, 1, out.len, stdout);
         fflush(stdout);
     }
+    if (failed.len) {
+        fwrite(failed.data, 1, failed.len, stderr);
+        fflush(stderr);
+    }
     mb_buf_free(&out);
+    mb_buf_free(&failed);
+    return asserts;
 }

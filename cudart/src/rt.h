@@ -198,8 +198,10 @@ void rt_profile_finish(mb_rt *rt);
  * (printf.c) in *out (malloc'd); *out stays NULL otherwise. */
 mb_status rt_printf_augment(const char *ptx, size_t len, const char *name, char **out,
                             size_t *out_len, mb_error *err);
-/* Prints the module's device printf records on standard output and empties the FIFO. */
-void rt_printf_flush(mb_rt *rt, rt_module *mod);
+/* Prints the module's device printf records on standard output (failed
+ * assertions on standard error), empties the FIFO and returns how many
+ * assertions failed. */
+int rt_printf_flush(mb_rt *rt, rt_module *mod);
 
 /* ---------------------------------------------------------------- sim */
 

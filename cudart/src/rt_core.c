@@ -87,7 +87,7 @@ static mb_status load_ptx(mb_rt *rt, rt_module *mod, const char *text, size_t le
     char *with_printf = NULL;
     size_t with_len = 0;
     mb_status st = MB_OK;
-    if (strstr(text, "vprintf"))
+    if (strstr(text, "vprintf") || strstr(text, "__assertfail"))
         st = rt_printf_augment(text, len, name, &with_printf, &with_len, err);
     if (with_printf) {
         text = with_printf;
@@ -365,7 +365,7 @@ cudaError_t rt_launch(mb_rt *rt, rt_kernel *k, dim3 grid, dim3 block, void **arg
         st = mb_launch(k->mod->program, rt->mem, &cfg, &opt, &stats, &err);
     double dt = monotonic_ms() - t0;
     free(params);
-    rt_printf_flush(rt, k->mod);
+    int failed_asserts = rt_printf_flush(rt, k->mod);
     if (rt->opt.verbose)
         rt_warn("launch %" PRIu64 ": %s grid (%u,%u,%u) block (%u,%u,%u) shared %zu: %" PRIu64
                 " thread instructions, %.3f ms",
@@ -380,7 +380,7 @@ cudaError_t rt_launch(mb_rt *rt, rt_kernel *k, dim3 grid, dim3 block, void **arg
         return st == MB_ERR_NOMEM ? cudaErrorMemoryAllocation : cudaErrorLaunchFailure;
     }
     /* A fault corrupts the context, as on hardware: every later call reports it. */
-    rt->sticky_error = rt_fault_error(err.msg);
+    rt->sticky_error = failed_asserts ? cudaErrorAssert : rt_fault_error(err.msg);
     rt_warn("kernel fault in launch %" PRIu64 ": %s", index, msg);
     return cudaSuccess;
 }

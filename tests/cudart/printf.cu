@@ -1,8 +1,10 @@
 /*
- * Device printf for the runtime library's tests: every kind of conversion
- * nvcc packs (int, long long, double, char, device string, width,
- * precision, '*', %%). printf.ptx is `nvcc -arch=sm_75 -ptx -O3 printf.cu`.
+ * Device printf and assert for the runtime library's tests: every kind of
+ * conversion nvcc packs (int, long long, double, char, device string, width,
+ * precision, '*', %%), and a failing assert().
+ * printf.ptx is `nvcc -arch=sm_75 -ptx -O3 printf.cu`.
  */
+#include <cassert>
 #include <cstdio>
 
 extern "C" __global__ void say(int n, const char *s)
@@ -12,4 +14,10 @@ extern "C" __global__ void say(int n, const char *s)
            threadIdx.x, 255, 3, n, 2, s);
     if (threadIdx.x == 0)
         printf("plain line from block %d\n", blockIdx.x);
+}
+
+/* Fails the assertion in every thread whose element is 5 or more. */
+extern "C" __global__ void check(const int *a)
+{
+    assert(a[threadIdx.x] < 5);
 }

@@ -80,6 +80,9 @@ expect_grep "$TMP/err" "kernel fault in launch 0: errors_app.fatbin0.sm_75.ptx:[
 expect_exit 2 "an unimplemented call" -- "$MINIBENCH" run -- "$BIN/errors_app" unimplemented
 expect_grep "$TMP/out" "cudaGraphCreate\(&graph, 0\) -> cudaErrorNotSupported \(801\)" "unimplemented call returns cudaErrorNotSupported"
 expect_grep "$TMP/err" "minibench cudart: cudaGraphCreate is not implemented" "unimplemented call is named"
+expect_exit 2 "a failed assert" -- "$MINIBENCH" run -- "$BIN/errors_app" assert
+expect_grep "$TMP/out" "cudaDeviceSynchronize\(\) -> cudaErrorAssert \(710\)" "assert is cudaErrorAssert"
+expect_grep "$TMP/err" "errors_app.cu:[0-9]+: void check_positive\(const int \*\): block: \[0,0,0\], thread: \[5,0,0\] Assertion \`a\[threadIdx.x\] > 0\` failed." "the assertion is printed as the hardware does"
 
 # --- a program with SASS only cannot run: the message says why
 "$NVCC" -gencode arch=compute_75,code=sm_75 -cudart shared -o "$BIN/sass_only" "$EX/vecadd/vecadd.cu" "$EX/vecadd/vecadd_ref.c" 2>/dev/null

@@ -321,6 +321,7 @@ static void test_launch_configuration_errors(void **state)
 }
 
 static void stub_say(void) {}
+static void stub_check(void) {}
 
 static void test_device_printf(void **state)
 {
@@ -357,7 +358,28 @@ static void test_device_printf(void **state)
         "plain line from block 1\n";
     assert_string_equal(text, expect);
     free(text);
-    cudaFree(dev);
+    /* A failed assert: the hardware's line for each failing thread, cudaErrorAssert after. */
+    __cudaRegisterFunction(handle, (const char *)stub_check, (char *)"check", "check", -1, NULL, NULL,
+                           NULL, NULL, NULL);
+    int values[4] = {0, 7, 1, 9};
+    int *dv = NULL;
+    assert_int_equal(cudaMalloc((void **)&dv, sizeof(values)), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dv, values, sizeof(values), cudaMemcpyHostToDevice), cudaSuccess);
+    void *cargs[] = {&dv};
+    harness_stderr_begin(&h);
+    e = cudaLaunchKernel(stub_check, (dim3){1, 1, 1}, (dim3){4, 1, 1}, cargs, 0, NULL);
+    cudaError_t sync = cudaDeviceSynchronize();
+    text = harness_stderr_end(&h);
+    assert_int_equal(e, cudaSuccess);
+    assert_int_equal(sync, cudaErrorAssert);
+    assert_string_equal(cudaGetErrorString(sync), "device-side assert triggered");
+    if (!strstr(text, "printf.cu:22: void check(const int *): block: [0,0,0], thread: [1,0,0] "
+                      "Assertion `a[threadIdx.x] < 5` failed.\n"))
+        fail_msg("%s", text);
+    assert_non_null(strstr(text, "thread: [3,0,0] Assertion"));
+    assert_null(strstr(text, "thread: [2,0,0]"));
+    free(text);
+    assert_int_equal(cudaDeviceReset(), cudaSuccess);
     __cudaUnregisterFatBinary(handle);
     free(fb);
 }
