@@ -115,7 +115,15 @@ mb_status mb_fatbin_extract_ptx(const void *data, size_t avail, char **ptx, size
                                 "at offset 0: wrapper version %u is not supported", version);
         const void *inner;
         memcpy(&inner, p + 8, sizeof(inner));
-        return mb_fatbin_extract_ptx(inner, SIZE_MAX, ptx, len, sm, err);
+        mb_status st = mb_fatbin_extract_ptx(inner, SIZE_MAX, ptx, len, sm, err);
+        /* Version 2 wraps device code nvlink linked from relocatable objects (-rdc=true):
+         * it holds the linked SASS only. */
+        if (st == MB_ERR_UNSUPPORTED && version == 2 && strstr(err->msg, "holds no PTX"))
+            return mb_error_set(err, MB_ERR_UNSUPPORTED, "fat binary", 0, 0,
+                                "holds device code linked by nvlink (built with -rdc=true), "
+                                "which has no PTX: minibench executes PTX; build without -rdc, or "
+                                "give the PTX with --ptx");
+        return st;
     }
     if (avail < FATBIN_HEADER_BYTES)
         return bad(err, 0, "truncated fat binary header");

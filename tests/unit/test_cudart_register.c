@@ -416,13 +416,24 @@ static void test_nvcc_fat_binaries(void **state)
     extract(DATA "runtime_api.plain.fatbin", MB_OK, &plain);
     extract(DATA "runtime_api.sass.fatbin", MB_ERR_UNSUPPORTED, &sass);
     assert_null(sass);
+    /* The same SASS-only fat binary wrapped as nvlink's output (version 2, -rdc=true). */
+    size_t sass_len = 0;
+    char *sass_data = harness_read(DATA "runtime_api.sass.fatbin", &sass_len);
+    assert_non_null(sass_data);
+    mb_fatbin_wrapper linked = {MB_FATBIN_WRAPPER_MAGIC, 2, sass_data, NULL};
+    size_t n = 0;
+    unsigned sm = 0;
+    mb_error err;
+    assert_int_equal(mb_fatbin_extract_ptx(&linked, sizeof(linked), &sass, &n, &sm, &err),
+                     MB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "linked by nvlink (built with -rdc=true), which has no PTX"));
+    free(sass_data);
     assert_string_equal(zstd, plain);
     assert_string_equal(lz4, plain);
     assert_non_null(strstr(plain, ".visible .entry scale_bias("));
     assert_non_null(strstr(plain, ".global .attribute(.managed) .align 4 .u32 managed_total;"));
     /* The text parses as the PTX it is. */
     mb_module *m = NULL;
-    mb_error err;
     assert_int_equal(mb_ptx_parse(plain, strlen(plain), "fatbin", &m, &err), MB_OK);
     assert_non_null(mb_module_find_function(m, "mixed_params"));
     mb_module_free(m);
