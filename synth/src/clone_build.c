@@ -15,6 +15,27 @@ static mb_status setup_threads(ctx *c)
                             "%llu threads: the clone model handles 1 to %u",
                             (unsigned long long)p->threads, CLONE_MAX_THREADS);
     c->nthreads = (uint32_t)p->threads;
+    /* 2-D bounds are checked on ctaid * S + tid, with S the tile size the
+     * kernel's 2-D accesses use (coef(ctaid) / coef(tid)), else the CTA size */
+    for (int d = 0; d < 2; d++) {
+        c->box_scale[d] = p->block[d];
+        const mb_sprof_func *f = mb_sprof_kernel(p);
+        for (size_t i = 0; i < f->nmem; i++) {
+            const mb_affine *a = &f->mem[i].affine;
+            int64_t ct = 0, cc = 0;
+            for (size_t k = 0; k < a->nterms; k++) {
+                if (!strcmp(a->var[k], d ? "tid.y" : "tid.x"))
+                    ct = a->coef[k];
+                if (!strcmp(a->var[k], d ? "ctaid.y" : "ctaid.x"))
+                    cc = a->coef[k];
+            }
+            if (a->exact && ct > 0 && cc > 0 && cc % ct == 0 && cc / ct >= p->block[d] &&
+                cc / ct <= 65536) {
+                c->box_scale[d] = (uint32_t)(cc / ct);
+                break;
+            }
+        }
+    }
     c->tpc = p->block[0] * p->block[1] * p->block[2];
     c->wpc = (c->tpc + 31) / 32;
     c->kf = malloc(c->nthreads * sizeof(uint32_t));
@@ -40,8 +61,8 @@ static mb_status setup_threads(ctx *c)
         c->cta[2][t] = cta / (p->grid[0] * p->grid[1]);
         c->kf[t] = (cta * c->wpc + ltid / 32) * 32 + ltid % 32;
         c->gtid[t] = t;
-        c->gx[t] = c->cta[0][t] * p->block[0] + c->tid[0][t];
-        c->gy[t] = c->cta[1][t] * p->block[1] + c->tid[1][t];
+        c->gx[t] = c->cta[0][t] * c->box_scale[0] + c->tid[0][t];
+        c->gy[t] = c->cta[1][t] * c->box_scale[1] + c->tid[1][t];
         c->ckey[t] = ltid * (p->grid[0] * p->grid[1] * p->grid[2]) + cta;
     }
     return MB_OK;

@@ -50,7 +50,9 @@ uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period)
 
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
 {
-    return br->cta_relative ? c->ckey[t] : cx_fine_key(c, t, br->lane_period);
+    return br->cta_relative ? c->ckey[t]
+           : br->fine       ? cx_fine_key(c, t, br->lane_period)
+                            : cx_key(c, t, br->lane_period);
 }
 
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t)

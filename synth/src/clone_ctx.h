@@ -87,11 +87,18 @@ typedef struct ctx {
     uint32_t *kf;             /* per thread: warp-major key (gwarp * 32 + lane) */
     uint32_t *gtid;           /* per thread: global thread index, equation (1) */
     uint32_t *ckey;           /* per thread: ltid * CTAs + cta (CTA-relative order) */
-    uint32_t *gx, *gy;        /* per thread: global x and y indices */
+    uint32_t *gx, *gy;        /* per thread: global x and y indices ctaid * scale + tid */
+    uint32_t box_scale[2];    /* the boxes' CTA scale in x and y */
+    struct {
+        int dim;
+        int64_t scale;
+        const char *reg;
+    } gxy[8];                 /* ctaid * scale + tid registers already made */
+    size_t ngxy;
     int need_kf;              /* some key, trip or address uses the lane structure */
     uint32_t *tid[3], *cta[3];
     /* registers of the per-thread values */
-    const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_gx, *r_gy, *r_ltid, *r_cta, *r_coord[6];
+    const char *r_kf, *r_gtid, *r_ckey, *r_hash, *r_ltid, *r_cta, *r_coord[6];
     const char *r_key[32];    /* lane keys kf & (P*32-1), per log2(P)+1 */
     const char *r_fkey[32];   /* fine keys: lane key * warps/P + warp / P */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;

@@ -148,58 +148,88 @@ static mb_status insert(ctx *c, slot *s, const need *n)
     return MB_OK;
 }
 
+/* The slot from which a need reading `operands` may be placed: after the
+ * needs of this block that write its input registers. */
+static size_t inputs_ready(const char *operands, char **regs, const size_t *ready, size_t nregs)
+{
+    size_t at = 0;
+    const char *p = strchr(operands, ','); /* the first operand is the destination */
+    while (p && *p) {
+        p = strchr(p, '%');
+        if (!p)
+            break;
+        size_t len = strcspn(p, ",]+} ;");
+        for (size_t i = 0; i < nregs; i++)
+            if (strlen(regs[i]) == len && !strncmp(regs[i], p, len) && ready[i] > at)
+                at = ready[i];
+        p += len;
+    }
+    return at;
+}
+
 static mb_status match_block(ctx *c, int block)
 {
     blk *b = &c->b[block];
-    size_t cursor = 0;
-    /* by deadline, stably: a sequence never depends on a later-created one
-     * with a larger deadline */
-    for (size_t i = 1; i < b->nseqs; i++)
-        for (size_t k = i; k > 0 && b->seqs[k].deadline < b->seqs[k - 1].deadline; k--) {
-            need_seq t = b->seqs[k];
-            b->seqs[k] = b->seqs[k - 1];
-            b->seqs[k - 1] = t;
-        }
-    size_t reached = 0; /* past every slot an earlier sequence used */
-    for (size_t i = 0; i < b->nseqs; i++) {
-        cursor = b->seqs[i].independent ? 0 : reached;
+    /* needs of this block and where their results are ready */
+    size_t total = 0;
+    for (size_t i = 0; i < b->nseqs; i++)
+        total += b->seqs[i].n;
+    char **regs = calloc(total + 1, sizeof(char *));
+    size_t *ready = calloc(total + 1, sizeof(size_t)), nregs = 0;
+    if (!regs || !ready) {
+        free(regs);
+        free(ready);
+        return cx_nomem(c);
+    }
+    mb_status st = MB_OK;
+    /* in creation order (producers before consumers); a sequence must finish
+     * before its own deadline and every later sequence's */
+    for (size_t i = 0; i < b->nseqs && st == MB_OK; i++) {
         size_t eff = b->seqs[i].deadline;
         for (size_t j = i + 1; j < b->nseqs; j++)
             if (b->seqs[j].deadline < eff)
                 eff = b->seqs[j].deadline;
-        if (cursor < b->seqs[i].min_start)
-            cursor = b->seqs[i].min_start < eff ? b->seqs[i].min_start : eff;
-        if (cursor > eff)
-            eff = cursor;
-        for (size_t k = 0; k < b->seqs[i].n; k++) {
+        size_t pos = b->seqs[i].min_start;
+        for (size_t k = 0; k < b->seqs[i].n && st == MB_OK; k++) {
             const need *n = &b->seqs[i].items[k];
+            size_t start = inputs_ready(n->operands, regs, ready, nregs);
+            if (start < pos)
+                start = pos;
+            if (start > eff)
+                start = eff;
             size_t found = SIZE_MAX;
-            for (size_t s = cursor; s < eff && found == SIZE_MAX; s++)
-                if (b->slots[s].role == SLOT_FILLER && strcmp(b->slots[s].token, n->token) == 0)
-                    found = s;
+            for (size_t s2 = start; s2 < eff && found == SIZE_MAX; s2++)
+                if (b->slots[s2].role == SLOT_FILLER && strcmp(b->slots[s2].token, n->token) == 0)
+                    found = s2;
+            size_t done;
             if (found != SIZE_MAX) {
-                slot *s = &b->slots[found];
-                s->role = SLOT_ASSIGNED;
-                s->op = n->op;
-                s->operands = n->operands;
-                s->dest_class = dest_class_of(n->op, n->operands);
-                s->dest = dest_of(c, n->operands);
-                cursor = found + 1;
+                slot *s2 = &b->slots[found];
+                s2->role = SLOT_ASSIGNED;
+                s2->op = n->op;
+                s2->operands = n->operands;
+                s2->dest_class = dest_class_of(n->op, n->operands);
+                s2->dest = dest_of(c, n->operands);
+                done = found + 1;
             } else {
                 /* inserted as early as its inputs allow, so that later needs
                  * can still take filler slots */
-                mb_status st = insert(c, &b->slots[cursor], n);
-                if (st != MB_OK)
-                    return st;
+                st = insert(c, &b->slots[start], n);
                 c->m->synthetic_insns++;
+                done = start;
+            }
+            pos = done;
+            const char *dest = dest_of(c, n->operands);
+            if (dest && nregs < total) {
+                regs[nregs] = (char *)dest;
+                ready[nregs++] = done;
             }
         }
-        if (cursor > reached)
-            reached = cursor;
         free(b->seqs[i].items);
         b->seqs[i].items = NULL;
     }
-    return MB_OK;
+    free(regs);
+    free(ready);
+    return st;
 }
 
 /* ----------------------------------------------------------- the needs */
@@ -387,16 +417,21 @@ static const char *g_hash(ctx *c)
     return c->r_hash;
 }
 
-/* global x and y indices: ctaid * ntid + tid */
-static const char *g_gxy(ctx *c, int dim)
+/* global x or y index ctaid * scale + tid (scale: the CTA or tile size) */
+static const char *g_gxy(ctx *c, int dim, int64_t scale)
 {
-    const char **r = dim ? &c->r_gy : &c->r_gx;
-    if (!*r) {
-        const char *cta = g_coord(c, 3 + dim), *tid = g_coord(c, dim);
-        *r = cx_reg(c, MB_REG_B32);
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", *r, cta, c->m->block[dim], tid));
+    for (size_t i = 0; i < c->ngxy; i++)
+        if (c->gxy[i].dim == dim && c->gxy[i].scale == scale)
+            return c->gxy[i].reg;
+    const char *cta = g_coord(c, 3 + dim), *tid = g_coord(c, dim);
+    const char *r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %lld, %s", r, cta, (long long)scale, tid));
+    if (c->ngxy < sizeof c->gxy / sizeof c->gxy[0]) {
+        c->gxy[c->ngxy].dim = dim;
+        c->gxy[c->ngxy].scale = scale;
+        c->gxy[c->ngxy++].reg = r;
     }
-    return *r;
+    return r;
 }
 
 static int plan_block(const ctx *c, const memplan *pl)
@@ -472,18 +507,19 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     const char *var[6];
     int64_t k[6];
     int nv = 0;
-    const uint32_t *bd = c->m->block;
     if (linear && scale != 0) {
         var[nv] = g_gtid(c);
         k[nv++] = scale;
-    } else if (coef[2] == 0 && coef[5] == 0 && coef[3] == coef[0] * (int64_t)bd[0] &&
-               coef[4] == coef[1] * (int64_t)bd[1] && (extent(c, 3) > 1 || extent(c, 4) > 1)) {
+    } else if (coef[2] == 0 && coef[5] == 0 && (coef[3] || coef[4]) &&
+               (!coef[3] || (coef[0] && coef[3] % coef[0] == 0)) &&
+               (!coef[4] || (coef[1] && coef[4] % coef[1] == 0))) {
+        /* x and y indices with a tile scale: ctaid * (coef(ctaid) / coef(tid)) + tid */
         if (coef[0]) {
-            var[nv] = extent(c, 3) > 1 ? g_gxy(c, 0) : g_coord(c, 0);
+            var[nv] = coef[3] ? g_gxy(c, 0, coef[3] / coef[0]) : g_coord(c, 0);
             k[nv++] = coef[0];
         }
         if (coef[1]) {
-            var[nv] = extent(c, 4) > 1 ? g_gxy(c, 1) : g_coord(c, 1);
+            var[nv] = coef[4] ? g_gxy(c, 1, coef[4] / coef[1]) : g_coord(c, 1);
             k[nv++] = coef[1];
         }
     } else {
@@ -799,14 +835,16 @@ static mb_status branch_slot(ctx *c, int block)
         break;
     case MB_RULE_KEY:
         ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
-            br->cta_relative ? g_ckey(c) : g_fkey(c, br->lane_period),
+            br->cta_relative ? g_ckey(c) : br->fine ? g_fkey(c, br->lane_period) : g_key(c, br->lane_period),
             br->threshold);
         break;
     case MB_RULE_BOX: {
+        /* outside the box, as compilers test bounds: x >= X or y >= Y, taken */
         const char *px = cx_reg(c, MB_REG_PRED), *py = cx_reg(c, MB_REG_PRED);
-        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", px, g_gxy(c, 0), br->box_x);
-        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", py, g_gxy(c, 1), br->box_y);
-        ADD(q, "and.pred", "%s, %s, %s", p, px, py);
+        ADD(q, cx_fmt(c, "setp.ge.%s", ty), "%s, %s, %u", px, g_gxy(c, 0, c->box_scale[0]), br->box_x);
+        ADD(q, cx_fmt(c, "setp.ge.%s", ty), "%s, %s, %u", py, g_gxy(c, 1, c->box_scale[1]), br->box_y);
+        ADD(q, "or.pred", "%s, %s, %s", p, px, py);
+        guard = cx_fmt(c, "@%s", p);
         break;
     }
     case MB_RULE_HASH: {
@@ -1049,6 +1087,12 @@ mb_status cx_assemble(ctx *c)
         need_seq *q = st == MB_OK ? cx_block_seq(c, (int)k, term_slot(bk)) : NULL;
         if (st == MB_OK && !q)
             st = cx_nomem(c);
+        if (q) {
+            /* parameter bases need only the parameter loads: any slot after them */
+            q->independent = 1;
+            while (q->min_start < bk->nslots && !strncmp(bk->slots[q->min_start].token, "ld.", 3))
+                q->min_start++;
+        }
         for (size_t p = 0; p < np && st == MB_OK; p++)
             if (gplace[p] == (int)k && !made[p]) {
                 made[p] = 1;
@@ -1056,11 +1100,15 @@ mb_status cx_assemble(ctx *c)
                                cx_fmt(c, "%s, %s", c->r_gbase[p], c->r_pbase[p])) != MB_OK)
                     st = cx_nomem(c);
             }
+        /* trip counts read the per-thread keys: after everything before them */
+        need_seq *tq = st == MB_OK ? cx_block_seq(c, (int)k, term_slot(bk)) : NULL;
+        if (st == MB_OK && !tq)
+            st = cx_nomem(c);
         for (size_t l = 0; l < nl && st == MB_OK; l++) {
             if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
-                st = trip_value(c, q, (int)l);
+                st = trip_value(c, tq, (int)l);
         }
     }
     free(made);

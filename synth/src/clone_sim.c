@@ -186,7 +186,13 @@ static uint32_t threshold_for(const keyed *k, size_t n, double target)
  * aspect of the whole grid; 2-D prefix sums make each candidate O(1). */
 static mb_status calibrate_box(ctx *c, mb_clone_branch *br, const uint64_t *w, double target)
 {
-    uint32_t xs = c->p->grid[0] * c->p->block[0], ys = c->p->grid[1] * c->p->block[1];
+    uint32_t xs = 1, ys = 1;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        if (c->gx[t] + 1 > xs)
+            xs = c->gx[t] + 1;
+        if (c->gy[t] + 1 > ys)
+            ys = c->gy[t] + 1;
+    }
     double *sum = calloc((size_t)(xs + 1) * (ys + 1), sizeof(double));
     if (!sum)
         return cx_nomem(c);
@@ -270,13 +276,28 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                             : want >= w.nhashes ? UINT32_MAX
                                                 : w.hashes[want];
         } else {
+            /* the lane key alone (one instruction) when it can hit the count;
+             * else ties broken by warp */
             size_t n;
-            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, 1, &n);
-            if (!k)
+            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, 0, &n);
+            if (!k) {
                 st = cx_nomem(c);
-            else
+            } else {
                 br->threshold = threshold_for(k, n, target);
+                double got = 0;
+                for (size_t i = 0; i < n && k[i].key < br->threshold; i++)
+                    got += (double)k[i].weight;
+                br->fine = !br->cta_relative && br->lane_period && (got - target > 0.5 || target - got > 0.5);
+            }
             free(k);
+            if (st == MB_OK && br->fine) {
+                k = by_key(c, w.per_thread, br->lane_period, 1, &n);
+                if (!k)
+                    st = cx_nomem(c);
+                else
+                    br->threshold = threshold_for(k, n, target);
+                free(k);
+            }
         }
     }
     free(w.per_thread);

@@ -233,6 +233,7 @@ typedef struct mb_clone_branch {
     int loop;              /**< the loop whose iteration counter it reads, -1 if none */
     uint32_t lane_period;  /**< P of key_P: 0 = warp-major (global thread order) */
     int cta_relative;      /**< key = ltid * CTAs + cta: the first N threads of every CTA */
+    int fine;              /**< lane key with ties broken by warp (exact counts) */
     uint32_t threshold;
     uint32_t hash_mult;
     uint32_t box_x, box_y;
