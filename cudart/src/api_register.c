@@ -331,6 +331,12 @@ MB_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, co
 MB_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                                void **args, size_t sharedMem, cudaStream_t stream)
 {
+    mb_rt *rt = rt_enter();
+    if (!rt->warned_cooperative)
+        rt_warn("cudaLaunchCooperativeKernel: grid-wide synchronisation (grid.sync()) is not "
+                "implemented; a kernel calling it traps (cudaErrorLaunchFailure)");
+    rt->warned_cooperative = 1;
+    pthread_mutex_unlock(&rt->lock);
     return launch(func, gridDim, blockDim, args, sharedMem, stream);
 }
 

@@ -134,6 +134,7 @@ typedef struct mb_rt {
     void *profile_state;  /* profile.c */
     void *sim_state;      /* sim.c */
     int cache_config;
+    int warned_cooperative;
 } mb_rt;
 
 /* The defaults of the functional device (api_device.c). */
