@@ -348,6 +348,23 @@ struct cudaExtent {
     size_t width, height, depth;
 };
 
+struct cudaPos {
+    size_t x, y, z;
+};
+
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    int kind;
+};
+_Static_assert(sizeof(struct cudaMemcpy3DParms) == 160, "cudaMemcpy3DParms size");
+_Static_assert(offsetof(struct cudaMemcpy3DParms, extent) == 128, "cudaMemcpy3DParms layout");
+
 /* The fat binary wrapper nvcc places in .nvFatBinSegment. */
 enum { MB_FATBINC_MAGIC = 0x466243b1 };
 typedef struct mb_fatbin_wrapper {

@@ -110,6 +110,9 @@ cudaError_t cudaMemcpyToArray(struct mb_array *dst, size_t wOffset, size_t hOffs
                               size_t count, int kind);
 cudaError_t cudaMemcpyFromArray(void *dst, const struct mb_array *src, size_t wOffset, size_t hOffset,
                                 size_t count, int kind);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
 /* Unimplemented functions are exported without parameters. */
 int cudaGraphCreate(void);
 

@@ -169,6 +169,71 @@ static void test_copies(void **state)
     cudaGetLastError();
 }
 
+static void test_3d_copies(void **state)
+{
+    (void)state;
+    enum { W = 10, H = 4, D = 3 };
+    float src[D][H][W], back[D][H][W];
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                src[z][y][x] = (float)(z * 100 + y * 10 + x);
+    struct cudaExtent extent = {W * sizeof(float), H, D};
+    struct cudaPitchedPtr dev;
+    assert_int_equal(cudaMalloc3D(&dev, extent), cudaSuccess);
+    assert_int_equal(dev.pitch, 512);
+    assert_int_equal(dev.ysize, H);
+    assert_int_equal(cudaMemset3D(dev, 0x7f, extent), cudaSuccess);
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof(p));
+    p.srcPtr = (struct cudaPitchedPtr){src, W * sizeof(float), W, H};
+    p.dstPtr = dev;
+    /* a 2x2x2 box at (x 1 element, y 1, z 1) only */
+    p.srcPos = (struct cudaPos){sizeof(float), 1, 1};
+    p.dstPos = p.srcPos;
+    p.extent = (struct cudaExtent){2 * sizeof(float), 2, 2};
+    p.kind = cudaMemcpyHostToDevice;
+    assert_int_equal(cudaMemcpy3D(&p), cudaSuccess);
+    memset(&p, 0, sizeof(p));
+    p.srcPtr = dev;
+    p.dstPtr = (struct cudaPitchedPtr){back, W * sizeof(float), W, H};
+    p.extent = extent;
+    p.kind = cudaMemcpyDeviceToHost;
+    assert_int_equal(cudaMemcpy3D(&p), cudaSuccess);
+    float fill;
+    memset(&fill, 0x7f, sizeof(fill));
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                int in_box = z >= 1 && z <= 2 && y >= 1 && y <= 2 && x >= 1 && x <= 2;
+                assert_true(memcmp(&back[z][y][x], in_box ? &src[z][y][x] : &fill, 4) == 0);
+            }
+    /* A copy needs exactly one source and one destination. */
+    p.srcArray = (cudaArray_t)&fill;
+    assert_int_equal(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+    p.srcArray = NULL;
+    p.kind = 9;
+    assert_int_equal(cudaMemcpy3D(&p), cudaErrorInvalidMemcpyDirection);
+    /* Into and out of a 2D array (positions in elements). */
+    struct mb_array *arr = NULL;
+    struct cudaChannelFormatDesc fd = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    assert_int_equal(cudaMallocArray(&arr, &fd, W, H, 0), cudaSuccess);
+    memset(&p, 0, sizeof(p));
+    p.srcPtr = (struct cudaPitchedPtr){src[2], W * sizeof(float), W, H};
+    p.dstArray = arr;
+    p.extent = (struct cudaExtent){W, H, 1};
+    p.kind = cudaMemcpyHostToDevice;
+    assert_int_equal(cudaMemcpy3D(&p), cudaSuccess);
+    float row[W];
+    assert_int_equal(cudaMemcpyFromArray(row, arr, 0, 3, sizeof(row), cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_memory_equal(row, src[2][3], sizeof(row));
+    p.extent.depth = 2; /* arrays here have one slice */
+    assert_int_equal(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+    assert_int_equal(cudaFreeArray(arr), cudaSuccess);
+    assert_int_equal(cudaFree(dev.ptr), cudaSuccess);
+    cudaGetLastError();
+}
+
 static void test_streams_and_events(void **state)
 {
     (void)state;
@@ -288,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_memory_the_device_sees),
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_3d_copies),
         cmocka_unit_test(test_streams_and_events),
         cmocka_unit_test(test_device_and_functions),
         cmocka_unit_test(test_executor_host_mappings),
