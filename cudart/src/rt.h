@@ -20,8 +20,16 @@
 /* Exported symbols: everything else in the shared library stays hidden. */
 #define MB_API __attribute__((visibility("default")))
 
+/* A function whose body was replaced by a trap because the executor cannot run it. */
+typedef struct rt_disabled {
+    char *name;
+    char *reason; /* the executor's message: file:line, the instruction */
+} rt_disabled;
+
 typedef struct rt_module {
     const void *fatbin;   /* the wrapper nvcc registered */
+    rt_disabled *disabled;
+    size_t ndisabled, cap_disabled;
     int state;            /* 0 not loaded yet, 1 loaded, -1 failed */
     cudaError_t load_error;
     mb_module *module;    /* owned unless shared with the --ptx override */
@@ -38,6 +46,7 @@ typedef struct rt_kernel {
     mb_param_slot *slots;
     uint32_t param_bytes;
     int max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    int reported;           /* its reason for not running was printed */
     void *aggregate;        /* profile.c: the aggregated profile of this kernel */
 } rt_kernel;
 
@@ -192,6 +201,15 @@ mb_status rt_profile_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg
                             mb_error *err);
 /* Writes aggregated profiles and the index at exit. */
 void rt_profile_finish(mb_rt *rt);
+
+/* ------------------------------------------------------ PTX loading */
+
+/* Parses and decodes PTX into mod; functions the executor cannot decode get
+ * a trapping body and are listed in mod->disabled (ptx_disable.c). */
+mb_status rt_ptx_load_tolerant(mb_rt *rt, rt_module *mod, const char *text, size_t len,
+                               const char *name, mb_error *err);
+/* Why function `name` of the module cannot run, or NULL. */
+const char *rt_disabled_reason(const rt_module *mod, const char *name);
 
 /* ------------------------------------------------------------- printf */
 

@@ -94,10 +94,8 @@ static mb_status load_ptx(mb_rt *rt, rt_module *mod, const char *text, size_t le
         len = with_len;
     }
     if (st == MB_OK)
-        st = mb_ptx_parse(text, len, name, &mod->module, err);
+        st = rt_ptx_load_tolerant(rt, mod, text, len, name, err);
     free(with_printf);
-    if (st == MB_OK)
-        st = mb_program_new(mod->module, rt->mem, &mod->program, err);
     if (st != MB_OK) {
         mb_program_free(mod->program);
         mb_module_free(mod->module);
@@ -194,6 +192,13 @@ cudaError_t rt_kernel_resolve(mb_rt *rt, rt_kernel *k)
     cudaError_t e = rt_module_load(rt, k->mod);
     if (e != cudaSuccess)
         return e;
+    const char *why = rt_disabled_reason(rt->opt.ptx ? &rt->override : k->mod, k->name);
+    if (why) {
+        if (!k->reported)
+            rt_warn("kernel %s cannot run on minibench: %s", k->name, why);
+        k->reported = 1;
+        return cudaErrorInvalidPtx;
+    }
     const mb_function *fn = mb_module_find_function(k->mod->module, k->name);
     if (!fn || !fn->is_entry || !fn->has_body) {
         rt_warn("kernel '%s' is not an .entry with a body in the device code%s", k->name,

@@ -384,6 +384,56 @@ static void test_device_printf(void **state)
     free(fb);
 }
 
+static void stub_good(void) {}
+static void stub_uses_3d(void) {}
+
+/* A module with one kernel the executor cannot run: the others still can. */
+static void test_unsupported_kernel_leaves_the_others(void **state)
+{
+    (void)state;
+    static const char ptx[] =
+        ".version 8.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry uses_3d(.param .u64 t)\n{\n  .reg .f32 %f<6>;\n  .reg .b64 %rd<2>;\n"
+        "  ld.param.u64 %rd1, [t];\n"
+        "  tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f5, %f5, %f5}];\n"
+        "  ret;\n}\n"
+        ".visible .entry good(.param .u64 out)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
+        "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, 42;\n  st.global.u32 [%rd1], %r1;\n"
+        "  ret;\n}\n";
+    size_t size;
+    unsigned char *fb = harness_fatbin(ptx, 75, HFB_PLAIN, &size);
+    mb_fatbin_wrapper wrapper = {MB_FATBIN_WRAPPER_MAGIC, 1, fb, NULL};
+    void **handle = __cudaRegisterFatBinary(&wrapper);
+    __cudaRegisterFunction(handle, (const char *)stub_good, (char *)"good", "good", -1, NULL, NULL,
+                           NULL, NULL, NULL);
+    __cudaRegisterFunction(handle, (const char *)stub_uses_3d, (char *)"uses_3d", "uses_3d", -1,
+                           NULL, NULL, NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(handle);
+    int *d = NULL, v = 0;
+    assert_int_equal(cudaMalloc((void **)&d, 4), cudaSuccess);
+    void *args[] = {&d};
+    assert_int_equal(cudaLaunchKernel(stub_good, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, NULL),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpy(&v, d, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_int_equal(v, 42);
+    harness_stderr h;
+    harness_stderr_begin(&h);
+    cudaError_t e = cudaLaunchKernel(stub_uses_3d, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, NULL);
+    char *text = harness_stderr_end(&h);
+    assert_int_equal(e, cudaErrorInvalidPtx);
+    if (!strstr(text, "kernel uses_3d cannot run on minibench: test_cudart_register.fatbin") ||
+        !strstr(text, ".ptx:9:3: error: only 1d and 2d texture fetches are supported"))
+        fail_msg("%s", text);
+    free(text);
+    assert_int_equal(cudaGetLastError(), cudaErrorInvalidPtx);
+    /* Not sticky: the context still works. */
+    assert_int_equal(cudaLaunchKernel(stub_good, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, NULL),
+                     cudaSuccess);
+    cudaFree(d);
+    __cudaUnregisterFatBinary(handle);
+    free(fb);
+}
+
 /* ------------------------------------------------------- fat binaries */
 
 static void extract(const char *file, mb_status expect_status, char **ptx)
@@ -514,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_bad_fat_binary_fails_at_launch),
         cmocka_unit_test(test_launch_configuration_errors),
         cmocka_unit_test(test_device_printf),
+        cmocka_unit_test(test_unsupported_kernel_leaves_the_others),
         cmocka_unit_test(test_nvcc_fat_binaries),
         cmocka_unit_test(test_bad_fat_binaries),
     };
