@@ -117,8 +117,20 @@ typedef struct ctx {
         int64_t coef;
     } inductions[256];        /* per-iteration address registers (induction variables) */
     size_t ninductions;
-    int pro_block;            /* block of the per-thread values (coordinates, keys) */
-    size_t pro_seq;           /* their sequence in that block */
+    struct {
+        char key[40];
+        int block;
+        const char *reg;
+    } vals[512];              /* per-thread values made so far (coordinates, keys), by block */
+    size_t nvals;
+    int cur_block;            /* the block whose instructions are being built */
+    struct {
+        char key[40];
+        int block;
+    } wants[512];             /* per value: the common dominator of the blocks that use it */
+    size_t nwants;
+    int saved_block[16];      /* cur_block while a value is made elsewhere */
+    size_t nsaved;
     int oom;                  /* a lazily created value ran out of memory */
 } ctx;
 
@@ -152,6 +164,8 @@ typedef struct sim_watch {
 } sim_watch;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
 mb_status cx_calibrate(ctx *c);
+/* Reverse post-order of the reachable blocks from the entry; n gets their count. */
+mb_status cx_rpo(ctx *c, int *order, size_t *n);
 
 /* clone_memory.c */
 mb_status cx_plan_memory(ctx *c);

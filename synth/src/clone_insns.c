@@ -267,11 +267,81 @@ static mb_status load_params(ctx *c, need_seq *params)
  * Each is computed once, on first use, in the sequence placed at the common
  * dominator of their users (step 1b of cx_assemble). */
 
+/* Where values for the current block are made: outside every loop. */
+static int val_block(ctx *c)
+{
+    return hoist(c, c->cur_block);
+}
+
 static void pro_add(ctx *c, const char *op, const char *operands)
 {
-    need_seq *s = &c->b[c->pro_block].seqs[c->pro_seq];
+    /* seqs[0] of every block is reserved for its per-thread values */
+    need_seq *s = &c->b[c->cur_block].seqs[0];
     if (!operands || cx_seq_add(c, s, op, operands) != MB_OK)
         c->oom = 1;
+}
+
+static int dominates(const ctx *c, int a, int b)
+{
+    for (int x = b;; x = c->b[x].idom) {
+        if (x == a)
+            return 1;
+        if (x == 0)
+            return 0;
+    }
+}
+
+/* A value made in a block that dominates the current one, or NULL: like a
+ * compiler, values are computed where they are used and reused where a
+ * dominating block computed them. */
+/* Records that `block` uses value `key` (the pre-pass of cx_assemble). */
+static void want(ctx *c, const char *key, int block)
+{
+    block = hoist(c, block);
+    for (size_t i = 0; i < c->nwants; i++)
+        if (!strcmp(c->wants[i].key, key)) {
+            c->wants[i].block = lca(c, c->wants[i].block, block);
+            return;
+        }
+    if (c->nwants < sizeof c->wants / sizeof c->wants[0]) {
+        snprintf(c->wants[c->nwants].key, sizeof c->wants[c->nwants].key, "%s", key);
+        c->wants[c->nwants++].block = block;
+    }
+}
+
+/* A value made in a block that dominates the current one, or NULL. When it
+ * is missing, the current block switches to where it should be made: the
+ * common dominator of its users when that dominates the current block (one
+ * computation for all), else the current block, hoisted out of loops. The
+ * caller makes it and calls val_put, which switches back. */
+static const char *val_find(ctx *c, const char *key)
+{
+    int at = val_block(c);
+    for (size_t i = 0; i < c->nvals; i++)
+        if (!strcmp(c->vals[i].key, key) && dominates(c, c->vals[i].block, at))
+            return c->vals[i].reg;
+    int where = at;
+    for (size_t i = 0; i < c->nwants; i++)
+        if (!strcmp(c->wants[i].key, key) && dominates(c, c->wants[i].block, at))
+            where = c->wants[i].block;
+    c->saved_block[c->nsaved < 16 ? c->nsaved : 15] = c->cur_block;
+    c->nsaved++;
+    c->cur_block = where;
+    return NULL;
+}
+
+static const char *val_put(ctx *c, const char *key, const char *reg)
+{
+    if (c->nvals < sizeof c->vals / sizeof c->vals[0]) {
+        snprintf(c->vals[c->nvals].key, sizeof c->vals[c->nvals].key, "%s", key);
+        c->vals[c->nvals].block = c->cur_block;
+        c->vals[c->nvals++].reg = reg;
+    }
+    if (c->nsaved > 0) {
+        c->nsaved--;
+        c->cur_block = c->saved_block[c->nsaved < 16 ? c->nsaved : 15];
+    }
+    return reg;
 }
 
 static uint32_t extent(const ctx *c, int d)
@@ -285,82 +355,86 @@ static const char *g_coord(ctx *c, int d)
     static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
     if (extent(c, d) <= 1)
         return "0";
-    if (!c->r_coord[d]) {
-        c->r_coord[d] = cx_reg(c, MB_REG_B32);
-        pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", c->r_coord[d], sreg[d]));
+    char key[16];
+    snprintf(key, sizeof key, "coord%d", d);
+    const char *r = val_find(c, key);
+    if (!r) {
+        r = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, sreg[d]));
+        val_put(c, key, r);
     }
-    return c->r_coord[d];
+    return r;
 }
 
 /* thread index in the CTA (equation 2) and CTA index in the grid */
 static const char *g_ltid(ctx *c)
 {
-    if (!c->r_ltid) {
-        const char *r = g_coord(c, 0);
-        if (extent(c, 1) > 1) {
-            const char *n = cx_reg(c, MB_REG_B32);
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 1), c->m->block[0], r));
-            r = n;
-        }
-        if (extent(c, 2) > 1) {
-            const char *n = cx_reg(c, MB_REG_B32);
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 2),
-                                            c->m->block[0] * c->m->block[1], r));
-            r = n;
-        }
-        c->r_ltid = r;
+    const char *r = val_find(c, "ltid");
+    if (r)
+        return r;
+    r = g_coord(c, 0);
+    if (extent(c, 1) > 1) {
+        const char *n = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 1), c->m->block[0], r));
+        r = n;
     }
-    return c->r_ltid;
+    if (extent(c, 2) > 1) {
+        const char *n = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 2),
+                                        c->m->block[0] * c->m->block[1], r));
+        r = n;
+    }
+    return val_put(c, "ltid", r);
 }
 
 static const char *g_cta(ctx *c)
 {
-    if (!c->r_cta) {
-        const char *r = g_coord(c, 3);
-        if (extent(c, 4) > 1) {
-            const char *n = cx_reg(c, MB_REG_B32);
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 4), c->m->grid[0], r));
-            r = n;
-        }
-        if (extent(c, 5) > 1) {
-            const char *n = cx_reg(c, MB_REG_B32);
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 5),
-                                            c->m->grid[0] * c->m->grid[1], r));
-            r = n;
-        }
-        c->r_cta = r;
+    const char *r = val_find(c, "cta");
+    if (r)
+        return r;
+    r = g_coord(c, 3);
+    if (extent(c, 4) > 1) {
+        const char *n = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 4), c->m->grid[0], r));
+        r = n;
     }
-    return c->r_cta;
+    if (extent(c, 5) > 1) {
+        const char *n = cx_reg(c, MB_REG_B32);
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", n, g_coord(c, 5),
+                                        c->m->grid[0] * c->m->grid[1], r));
+        r = n;
+    }
+    return val_put(c, "cta", r);
 }
 
 /* global thread index (equation 1) */
 static const char *g_gtid(ctx *c)
 {
-    if (!c->r_gtid) {
-        const char *ltid = g_ltid(c), *cta = g_cta(c);
-        c->r_gtid = cx_reg(c, MB_REG_B32);
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_gtid, cta, c->tpc, ltid));
-    }
-    return c->r_gtid;
+    const char *r = val_find(c, "gtid");
+    if (r)
+        return r;
+    const char *ltid = g_ltid(c), *cta = g_cta(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, cta, c->tpc, ltid));
+    return val_put(c, "gtid", r);
 }
 
 /* warp-major key gwarp * 32 + lane (the global index when CTAs are whole warps) */
 static const char *g_kf(ctx *c)
 {
-    if (!c->r_kf) {
-        if (c->tpc % 32 == 0) {
-            c->r_kf = g_gtid(c);
-        } else {
-            const char *ltid = g_ltid(c), *cta = g_cta(c);
-            const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
-            c->r_kf = cx_reg(c, MB_REG_B32);
-            pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, ltid));
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", w, cta, c->wpc, w));
-            pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 31", lane, ltid));
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 32, %s", c->r_kf, w, lane));
-        }
-    }
-    return c->r_kf;
+    if (c->tpc % 32 == 0)
+        return g_gtid(c);
+    const char *r = val_find(c, "kf");
+    if (r)
+        return r;
+    const char *ltid = g_ltid(c), *cta = g_cta(c);
+    const char *w = cx_reg(c, MB_REG_B32), *lane = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, ltid));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", w, cta, c->wpc, w));
+    pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 31", lane, ltid));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 32, %s", r, w, lane));
+    return val_put(c, "kf", r);
 }
 
 /* lane key kf & (P * 32 - 1) */
@@ -368,13 +442,16 @@ static const char *g_key(ctx *c, uint32_t period)
 {
     if (!period)
         return g_gtid(c);
-    int k = log2u(period) + 1;
-    if (!c->r_key[k]) {
-        const char *kf = g_kf(c);
-        c->r_key[k] = cx_reg(c, MB_REG_B32);
-        pro_add(c, "and.b32", cx_fmt(c, "%s, %s, %u", c->r_key[k], kf, period * 32 - 1));
-    }
-    return c->r_key[k];
+    char key[24];
+    snprintf(key, sizeof key, "key%u", period);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    /* when CTAs hold whole periods, the thread index in the CTA has the same bits */
+    const char *kf = c->tpc % (period * 32) == 0 ? g_ltid(c) : g_kf(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "and.b32", cx_fmt(c, "%s, %s, %u", r, kf, period * 32 - 1));
+    return val_put(c, key, r);
 }
 
 /* fine key: ties within the lane key broken by warp, for exact thresholds */
@@ -382,56 +459,56 @@ static const char *g_fkey(ctx *c, uint32_t period)
 {
     if (!period)
         return g_gtid(c);
-    int k = log2u(period) + 1;
-    if (!c->r_fkey[k]) {
-        const char *key = g_key(c, period), *kf = g_kf(c);
-        uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
-        const char *h = cx_reg(c, MB_REG_B32);
-        c->r_fkey[k] = cx_reg(c, MB_REG_B32);
-        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", h, kf, 5 + k - 1));
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_fkey[k], key,
-                                        (warps + period - 1) / period, h));
-    }
-    return c->r_fkey[k];
+    char key[24];
+    snprintf(key, sizeof key, "fkey%u", period);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lk = g_key(c, period), *kf = g_kf(c);
+    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
+    const char *h = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", h, kf, 5 + log2u(period)));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, lk, (warps + period - 1) / period, h));
+    return val_put(c, key, r);
 }
 
 /* CTA-relative key ltid * CTAs + cta */
 static const char *g_ckey(ctx *c)
 {
-    if (!c->r_ckey) {
-        const char *ltid = g_ltid(c), *cta = g_cta(c);
-        c->r_ckey = cx_reg(c, MB_REG_B32);
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", c->r_ckey, ltid,
-                                        c->m->grid[0] * c->m->grid[1] * c->m->grid[2], cta));
-    }
-    return c->r_ckey;
+    const char *r = val_find(c, "ckey");
+    if (r)
+        return r;
+    const char *ltid = g_ltid(c), *cta = g_cta(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, ltid,
+                                    c->m->grid[0] * c->m->grid[1] * c->m->grid[2], cta));
+    return val_put(c, "ckey", r);
 }
 
 static const char *g_hash(ctx *c)
 {
-    if (!c->r_hash) {
-        const char *g = g_gtid(c);
-        c->r_hash = cx_reg(c, MB_REG_B32);
-        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, c->r_hash, g));
-    }
-    return c->r_hash;
+    const char *r = val_find(c, "hash");
+    if (r)
+        return r;
+    const char *g = g_gtid(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, r, g));
+    return val_put(c, "hash", r);
 }
 
 /* global x or y index ctaid * scale + tid (scale: the CTA or tile size) */
 static const char *g_gxy(ctx *c, int dim, int64_t scale)
 {
-    for (size_t i = 0; i < c->ngxy; i++)
-        if (c->gxy[i].dim == dim && c->gxy[i].scale == scale)
-            return c->gxy[i].reg;
+    char key[40];
+    snprintf(key, sizeof key, "g%d:%lld", dim, (long long)scale);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
     const char *cta = g_coord(c, 3 + dim), *tid = g_coord(c, dim);
-    const char *r = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %lld, %s", r, cta, (long long)scale, tid));
-    if (c->ngxy < sizeof c->gxy / sizeof c->gxy[0]) {
-        c->gxy[c->ngxy].dim = dim;
-        c->gxy[c->ngxy].scale = scale;
-        c->gxy[c->ngxy++].reg = r;
-    }
-    return r;
+    return val_put(c, key, r);
 }
 
 static int plan_block(const ctx *c, const memplan *pl)
@@ -590,6 +667,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
 
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
 {
+    c->cur_block = block;
     const mb_sprof_mem *mm = &c->f->mem[pl->mem];
     const mb_clone_array *arr = pl->array >= 0 ? &c->m->arrays[pl->array] : NULL;
     const char *base;
@@ -805,6 +883,7 @@ static const char *setp_type(const ctx *c, int block)
 
 static mb_status branch_slot(ctx *c, int block)
 {
+    c->cur_block = block;
     blk *b = &c->b[block];
     size_t ti = term_slot(b);
     slot *s = &b->slots[ti];
@@ -878,8 +957,9 @@ static mb_status branch_slot(ctx *c, int block)
 }
 
 /* Trip count register of loop l: thresholds on key_P select a value. */
-static mb_status trip_value(ctx *c, need_seq *s, int l)
+static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
 {
+    c->cur_block = block;
     const mb_clone_loop *cl = &c->m->loops[l];
     const char *r = c->r_trip[l], *key = g_key(c, cl->lane_period);
     uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
@@ -898,6 +978,116 @@ static mb_status trip_value(ctx *c, need_seq *s, int l)
         ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
     return MB_OK;
+}
+
+/* The pre-pass: which blocks use which per-thread value (the same names
+ * the getters use), so that each is made once at their common dominator. */
+static void plan_wants(ctx *c, const int *share, const int *place)
+{
+    char key[40];
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *b = &c->b[k];
+        if (!b->cond)
+            continue;
+        const mb_clone_branch *br = &c->m->branches[b->branch];
+        if (br->rule == MB_RULE_KEY) {
+            if (br->cta_relative)
+                snprintf(key, sizeof key, "ckey");
+            else if (!br->lane_period)
+                snprintf(key, sizeof key, "gtid");
+            else
+                snprintf(key, sizeof key, br->fine ? "fkey%u" : "key%u", br->lane_period);
+            want(c, key, (int)k);
+        } else if (br->rule == MB_RULE_BOX) {
+            snprintf(key, sizeof key, "g0:%u", c->box_scale[0]);
+            want(c, key, (int)k);
+            snprintf(key, sizeof key, "g1:%u", c->box_scale[1]);
+            want(c, key, (int)k);
+        } else if (br->rule == MB_RULE_HASH) {
+            want(c, "hash", (int)k);
+        }
+    }
+    for (size_t l = 0; l < c->nloops; l++) {
+        const mb_clone_loop *cl = &c->m->loops[l];
+        if ((cl->ntrips <= 1 && !cl->span) || cl->controller < 0)
+            continue;
+        if (cl->lane_period)
+            snprintf(key, sizeof key, "key%u", cl->lane_period);
+        else
+            snprintf(key, sizeof key, "gtid");
+        want(c, key, hoist(c, c->b[c->f->loops[l].header].idom));
+    }
+    static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        if (share[i] != (int)i)
+            continue;
+        const mb_sprof_mem *mm = &c->f->mem[i];
+        if (c->plans[i].kind == PLAN_PATTERN) {
+            want(c, c->tpc % 32 == 0 ? "gtid" : "kf", place[i]);
+            continue;
+        }
+        int64_t coef[6] = {0};
+        for (size_t t = 0; t < mm->affine.nterms; t++)
+            for (int d = 0; d < 6; d++)
+                if (!strcmp(mm->affine.var[t], names[d]) && extent(c, d) > 1)
+                    coef[d] = mm->affine.coef[t];
+        int any = 0, linear = 1;
+        for (int d = 0; d < 6; d++) {
+            if (extent(c, d) <= 1)
+                continue;
+            any |= coef[d] != 0;
+            if (d > 0 && coef[d] != coef[0] * gtid_coef(c, d))
+                linear = 0;
+        }
+        if (!any)
+            continue;
+        if (linear && coef[0]) {
+            want(c, "gtid", place[i]);
+        } else if (coef[2] == 0 && coef[5] == 0 && (coef[3] || coef[4]) &&
+                   (!coef[3] || (coef[0] && coef[3] % coef[0] == 0)) &&
+                   (!coef[4] || (coef[1] && coef[4] % coef[1] == 0))) {
+            for (int d = 0; d < 2; d++)
+                if (coef[d] && coef[3 + d]) {
+                    snprintf(key, sizeof key, "g%d:%lld", d, (long long)(coef[3 + d] / coef[d]));
+                    want(c, key, place[i]);
+                }
+        } else {
+            for (int d = 0; d < 6; d++)
+                if (coef[d]) {
+                    snprintf(key, sizeof key, "coord%d", d);
+                    want(c, key, place[i]);
+                }
+        }
+    }
+}
+
+/* Makes the per-thread values block's branch condition reads. */
+static void branch_values(ctx *c, int block)
+{
+    const blk *b = &c->b[block];
+    if (!b->cond)
+        return;
+    const mb_clone_branch *br = &c->m->branches[b->branch];
+    c->cur_block = block;
+    switch (br->rule) {
+    case MB_RULE_KEY:
+        if (br->cta_relative)
+            g_ckey(c);
+        else if (br->fine)
+            g_fkey(c, br->lane_period);
+        else
+            g_key(c, br->lane_period);
+        break;
+    case MB_RULE_BOX:
+        g_gxy(c, 0, c->box_scale[0]);
+        g_gxy(c, 1, c->box_scale[1]);
+        break;
+    case MB_RULE_HASH:
+        g_hash(c);
+        break;
+    default:
+        break;
+    }
 }
 
 mb_status cx_assemble(ctx *c)
@@ -922,8 +1112,11 @@ mb_status cx_assemble(ctx *c)
         if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
-    /* 1. parameters in the entry block; per-thread values (coordinates, keys)
-     *    where their users' common dominator is (step 1b), created lazily */
+    /* 1. every block's first sequence holds the per-thread values made for
+     *    it (lazily, on first use); parameters are loaded in the entry block */
+    for (size_t k = 0; k < c->nb; k++)
+        if (!cx_block_seq(c, (int)k, first_mem_slot(&c->b[k])))
+            return cx_nomem(c);
     need_seq *pro = cx_block_seq(c, 0, first_mem_slot(&c->b[0]));
     if (!pro)
         return cx_nomem(c);
@@ -1001,36 +1194,7 @@ mb_status cx_assemble(ctx *c)
             if (pl->param >= 0)
                 gplace[pl->param] = lca(c, gplace[pl->param], place[i]);
         }
-    /* 1b. the coordinates' block: the hoisted common dominator of every user */
-    {
-        int at = -1;
-        for (size_t k = 0; k < c->nb; k++)
-            if (c->b[k].cond && (c->m->branches[c->b[k].branch].rule == MB_RULE_KEY ||
-                                 c->m->branches[c->b[k].branch].rule == MB_RULE_BOX ||
-                                 c->m->branches[c->b[k].branch].rule == MB_RULE_HASH))
-                at = lca(c, at, (int)k);
-        for (size_t l = 0; l < nl; l++)
-            if ((c->m->loops[l].ntrips > 1 || c->m->loops[l].span) && c->m->loops[l].controller >= 0)
-                at = lca(c, at, hoist(c, c->b[c->f->loops[l].header].idom));
-        for (size_t i = 0; i < c->f->nmem; i++) {
-            const mb_sprof_mem *mm = &c->f->mem[i];
-            int uses = c->plans[i].kind == PLAN_PATTERN;
-            for (size_t t = 0; t < mm->affine.nterms && !uses; t++)
-                uses = strncmp(mm->affine.var[t], "iter.", 5) != 0 && mm->affine.coef[t] != 0;
-            if (uses && share[i] == (int)i)
-                at = lca(c, at, place[i]);
-        }
-        /* with no user, nothing is ever created there: the entry block will do */
-        at = at >= 0 ? hoist(c, at) : 0;
-        if (!cx_block_seq(c, at, first_mem_slot(&c->b[at]))) {
-            free(place);
-            free(gplace);
-            free(share);
-            return cx_nomem(c);
-        }
-        c->pro_block = at;
-        c->pro_seq = c->b[at].nseqs - 1;
-    }
+    plan_wants(c, share, place);
     /* 3. per block: parameter bases, thread bases (by first use), trip counts */
     for (size_t p = 0; p < np; p++)
         if (c->p->params[p].is_pointer)
@@ -1039,8 +1203,25 @@ mb_status cx_assemble(ctx *c)
     size_t *order = malloc((c->f->nmem + 1) * sizeof(size_t));
     if (!made || !order)
         st = cx_nomem(c);
-    for (size_t k = 0; k < c->nb && st == MB_OK; k++) {
+    /* in reverse post-order, so that a value a dominating block needs is made
+     * there first and reused below it; the branch's values before the accesses' */
+    int *rpo_order = malloc((c->nb + 1) * sizeof(int));
+    size_t nrpo = 0;
+    if (st == MB_OK && (!rpo_order || cx_rpo(c, rpo_order, &nrpo) != MB_OK))
+        st = cx_nomem(c);
+    unsigned char *visited = calloc(c->nb + 1, 1);
+    if (st == MB_OK && !visited)
+        st = cx_nomem(c);
+    for (size_t i = 0; i < nrpo && st == MB_OK; i++)
+        visited[rpo_order[i]] = 1;
+    for (size_t k = 0; k < c->nb && st == MB_OK; k++)
+        if (!visited[k])
+            rpo_order[nrpo++] = (int)k; /* unreachable blocks last */
+    free(visited);
+    for (size_t ri = 0; ri < nrpo && st == MB_OK; ri++) {
+        size_t k = (size_t)rpo_order[ri];
         blk *bk = &c->b[k];
+        branch_values(c, (int)k);
         /* groups placed here, by the first slot that uses them in this block */
         size_t ng = 0;
         for (size_t i = 0; i < c->f->nmem; i++)
@@ -1108,11 +1289,12 @@ mb_status cx_assemble(ctx *c)
             if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
-                st = trip_value(c, tq, (int)l);
+                st = trip_value(c, tq, (int)l, (int)k);
         }
     }
     free(made);
     free(order);
+    free(rpo_order);
     for (size_t i = 0; i < c->f->nmem; i++)
         if (share[i] != (int)i) {
             c->plans[i].tbase = c->plans[share[i]].tbase;

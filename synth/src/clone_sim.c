@@ -446,7 +446,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
 }
 
 /* Reverse post-order of the blocks from the entry. */
-static mb_status rpo(ctx *c, int *order, size_t *n)
+mb_status cx_rpo(ctx *c, int *order, size_t *n)
 {
     unsigned char *seen = calloc(c->nb, 1);
     int *stack = malloc((c->nb + 1) * sizeof(int)), *next = calloc(c->nb, sizeof(int));
@@ -489,7 +489,7 @@ mb_status cx_calibrate(ctx *c)
     int *order = malloc((c->nb + 1) * sizeof(int));
     double *ecount = calloc(c->nb + 1, sizeof(double));
     size_t n = 0;
-    mb_status st = order && ecount ? rpo(c, order, &n) : cx_nomem(c);
+    mb_status st = order && ecount ? cx_rpo(c, order, &n) : cx_nomem(c);
     for (size_t i = 0; i < n && st == MB_OK; i++) {
         int b = order[i];
         int l = c->loop_of_header[b];
