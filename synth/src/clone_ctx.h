@@ -65,10 +65,14 @@ typedef struct memplan {
     int loop_term_loop[8];
     int64_t loop_term_coef[8];
     int64_t lo, hi;         /* simulated absolute address range (affine) */
+    uint64_t wrap;          /* PLAN_WRAP: the thread part's modulus in bytes */
+    int64_t wrap_add;       /* PLAN_WRAP: added before the modulus */
     int seen;
 } memplan;
 
-enum { PLAN_AFFINE, PLAN_PATTERN };
+/* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
+ * threads, which are not the original's, stay inside the buffer */
+enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP };
 
 typedef struct ctx {
     const mb_sprof *p;

@@ -665,6 +665,67 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     return reg;
 }
 
+/* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
+ * S drawn per warp from the distribution `h` (at most four values, by a
+ * hashed warp index against their cumulative shares); *smax gets the
+ * largest S. One register per distribution and block. */
+static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
+{
+    uint32_t val[4];
+    double share[4];
+    size_t n = 0;
+    double total = (double)mb_hist_total(h), acc = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        uint32_t v = h->key[i] < 1 ? 1 : h->key[i] > 32 ? 32 : (uint32_t)h->key[i];
+        acc += total > 0 ? (double)h->count[i] / total : 1;
+        /* keep the four heaviest boundaries: merge into the last value */
+        if (n < 4) {
+            val[n] = v;
+            share[n++] = acc;
+        } else {
+            val[3] = v;
+            share[3] = acc;
+        }
+    }
+    if (n == 0) {
+        val[0] = 1;
+        share[0] = 1;
+        n = 1;
+    }
+    *smax = 1;
+    for (size_t i = 0; i < n; i++)
+        if (val[i] > *smax)
+            *smax = val[i];
+    char key[40];
+    int len = snprintf(key, sizeof key, "sect");
+    for (size_t i = 0; i < n && len < 36; i++)
+        len += snprintf(key + len, sizeof key - (size_t)len, ":%u/%u", val[i], (unsigned)(share[i] * 1023));
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lane = g_key(c, 1), *kf = g_kf(c);
+    const char *sv = cx_reg(c, MB_REG_B32);
+    if (n == 1) {
+        pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", sv, val[0]));
+    } else {
+        const char *hw = cx_reg(c, MB_REG_B32);
+        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, kf));
+        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
+        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 22", hw, hw));
+        pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", sv, val[0]));
+        for (size_t i = 1; i < n; i++) {
+            const char *p = cx_reg(c, MB_REG_PRED);
+            pro_add(c, "setp.ge.u32", cx_fmt(c, "%s, %s, %u", p, hw, (unsigned)(share[i - 1] * 1024)));
+            pro_add(c, "selp.b32", cx_fmt(c, "%s, %u, %s, %s", sv, val[i], sv, p));
+        }
+    }
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %s", r, lane, sv));
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", r, r));
+    pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, r));
+    return val_put(c, key, r);
+}
+
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
 {
     c->cur_block = block;
@@ -693,14 +754,52 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         base = cx_reg(c, MB_REG_B64);
         ADD(s, "mov.u64", "%s, %s", base, arr->name);
     }
-    if (pl->kind == PLAN_PATTERN) {
-        /* sectors per request: lanes in groups of g share a 32-byte sector */
-        const char *t = cx_reg(c, MB_REG_B32), *u = cx_reg(c, MB_REG_B32);
+    if (pl->kind == PLAN_PATTERN && strcmp(mm->space, "shared") != 0) {
+        /* the profiled sectors-per-request distribution: each warp draws its
+         * sector count S (hashed warp index against the distribution's
+         * cumulative shares) and its lanes spread over S sectors */
         uint32_t w = mm->width * mm->vector;
+        if (w == 0)
+            w = 4;
+        uint32_t smax = 1;
+        const char *off = sector_spread(c, &mm->sectors, &smax);
+        uint64_t span = (uint64_t)smax * 32;
+        if (!strcmp(mm->space, "local")) {
+            /* per-thread memory: no warp has to move elsewhere */
+            uint64_t room = arr->bytes > span ? arr->bytes - span : 0;
+            pl->offset = room >= w ? (int64_t)(((uint64_t)pl->mem * w) % (room / w * w)) : 0;
+            const char *o = cx_reg(c, MB_REG_B64), *r = cx_reg(c, MB_REG_B64);
+            ADD(s, "cvt.u64.u32", "%s, %s", o, off);
+            ADD(s, "add.s64", "%s, %s, %s", r, base, o);
+            pl->tbase = r;
+            pl->is64 = 1;
+            return MB_OK;
+        }
         uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
                                                c->p->params[pl->param].offset
-                                         : arr->bytes ? arr->bytes
-                                                      : c->p->dynamic_shared;
+                                         : arr->bytes;
+        uint64_t slots = region / (span ? span : 32);
+        if (mm->footprint_lines && mm->footprint_lines * 128 / (span ? span : 32) < slots)
+            slots = mm->footprint_lines * 128 / (span ? span : 32);
+        if (slots == 0)
+            slots = 1;
+        /* warps in their own spans, wrapped inside the footprint */
+        const char *t = cx_reg(c, MB_REG_B32);
+        ADD(s, "shr.u32", "%s, %s, 5", t, g_kf(c));
+        ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)slots);
+        ADD(s, "mad.lo.s32", "%s, %s, %llu, %s", t, t, (unsigned long long)span, off);
+        const char *o = cx_reg(c, MB_REG_B64), *r = cx_reg(c, MB_REG_B64);
+        ADD(s, "cvt.u64.u32", "%s, %s", o, t);
+        ADD(s, "add.s64", "%s, %s, %s", r, base, o);
+        pl->tbase = r;
+        pl->offset = 0;
+        pl->is64 = 1;
+        return MB_OK;
+    }
+    if (pl->kind == PLAN_PATTERN) {
+        const char *t = cx_reg(c, MB_REG_B32), *u = cx_reg(c, MB_REG_B32);
+        uint32_t w = mm->width * mm->vector;
+        uint64_t region = arr->bytes ? arr->bytes : c->p->dynamic_shared;
         if (!strcmp(mm->space, "shared")) {
             /* bank-conflict degree D: D lanes of a warp share a bank */
             double deg = mb_hist_mean(&mm->bank_conflicts);
@@ -721,32 +820,20 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             pl->is64 = 0;
             return MB_OK;
         }
-        double sect = mb_hist_mean(&mm->sectors);
-        if (sect < 1)
-            sect = 1;
-        uint32_t g = 1;
-        while (g * 2 <= 32.0 / sect + 0.5 && g < 32)
-            g *= 2;
-        uint64_t units = region / 32;
-        if (mm->footprint_lines && mm->footprint_lines * 4 < units)
-            units = mm->footprint_lines * 4;
-        const char *kf = g_kf(c);
-        if (units == 0) {
-            /* smaller than a sector: every lane on the first aligned word */
-            ADD(s, "and.b32", "%s, %s, 0", t, kf);
-        } else {
-            ADD(s, "shr.u32", "%s, %s, %u", t, kf, (uint32_t)log2u(g));
-            ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)units);
-            ADD(s, "and.b32", "%s, %s, %u", u, kf, g - 1);
-            ADD(s, "mul.lo.s32", "%s, %s, %u", u, u, w * g > 32 ? (32 / g ? 32 / g : 1) / w * w : w);
-            ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, t, u);
-        }
+    }
+    if (pl->kind == PLAN_WRAP) {
+        /* (thread part + a) mod M in 32 bits, then widened */
+        const char *off = thread_offset(c, s, block, mm, 0);
+        const char *t = cx_reg(c, MB_REG_B32);
+        if (off)
+            ADD(s, "add.s32", "%s, %s, %lld", t, off, (long long)pl->wrap_add);
+        else
+            ADD(s, "mov.u32", "%s, %lld", t, (long long)pl->wrap_add);
+        ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)pl->wrap);
         const char *o = cx_reg(c, MB_REG_B64), *a = cx_reg(c, MB_REG_B64);
         ADD(s, "cvt.u64.u32", "%s, %s", o, t);
         ADD(s, "add.s64", "%s, %s, %s", a, base, o);
         pl->tbase = a;
-        pl->offset = 0;
-        pl->is64 = 1;
         return MB_OK;
     }
     /* affine: the thread terms' offset, shared by accesses with the same terms */
@@ -781,7 +868,7 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     slot *s = &b->slots[si];
     const char *addr = pl->tbase;
     int64_t off = pl->offset;
-    if (pl->kind == PLAN_AFFINE && pl->nloop_terms) {
+    if ((pl->kind == PLAN_AFFINE || pl->kind == PLAN_WRAP) && pl->nloop_terms) {
         /* one induction register per enclosing loop with a term, outermost
          * first: reset from its parent before the loop, advanced at the header */
         int order[8];

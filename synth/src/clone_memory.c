@@ -278,10 +278,32 @@ mb_status cx_finish_memory(ctx *c)
             if (s2 <= pl->lo)
                 start = s2;
         }
+        if (pl->seen && (pl->lo < start || pl->hi + width > start + size) && pl->param >= 0) {
+            /* wrap the thread part inside what the loop terms leave free,
+             * keeping addresses modulo 128 (coalescing) */
+            int64_t loop_span = 0, neg = 0;
+            for (size_t k = 0; k < pl->nloop_terms; k++) {
+                int l = pl->loop_term_loop[k];
+                int64_t trips = 0;
+                for (size_t j = 0; j < c->m->loops[l].ntrips; j++)
+                    if ((int64_t)c->m->loops[l].trip[j] > trips)
+                        trips = c->m->loops[l].trip[j];
+                if (c->m->loops[l].span)
+                    trips = c->m->loops[l].trip[0] + c->m->loops[l].span;
+                if (pl->loop_term_coef[k] < 0)
+                    neg = 1;
+                loop_span += pl->loop_term_coef[k] * trips;
+            }
+            int64_t m = (size - width - loop_span) / 128 * 128;
+            if (!neg && m >= 128) {
+                pl->kind = PLAN_WRAP;
+                pl->wrap = (uint64_t)m;
+                pl->wrap_add = ((mm->affine.constant % 128) + 128) % 128;
+                pl->offset = 0;
+                continue;
+            }
+        }
         if (pl->seen && (pl->lo < start || pl->hi + width > start + size)) {
-            if (getenv("MB_SYNTH_DEBUG"))
-                fprintf(stderr, "mem %zu line %d: lo %lld hi %lld start %lld size %lld\n", i, mm->line,
-                        (long long)pl->lo, (long long)pl->hi, (long long)start, (long long)size);
             pl->kind = PLAN_PATTERN;
             continue;
         }

@@ -39,7 +39,7 @@ for c in "${cases[@]}"; do
 done
 
 # the whole check passes where the kernel is exactly the case
-for k in outside_first_n.0 self_loop.2; do
+for k in outside_first_n.0 outside_lanes.1 self_loop.2; do
   expect_exit 0 "check $k" -- "$MINIBENCH" compare "$TMP/p/$k" "$TMP/c/$k/prof/${k%.*}.0" --check
 done
 finish

@@ -3,7 +3,8 @@
 # accepts it (when installed), it runs on the executor without faults, its
 # CFG equals the original's, and every block's ECount is the original's
 # (outside loops) or within 10% of the count expected at that reduction
-# (inside loops). The other statistics are printed for docs/results.md.
+# (inside loops); vecadd and warp_reduce meet every tolerance. The other
+# statistics are printed for docs/results.md.
 source "$(dirname "$0")/lib.sh"
 PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
 [ -n "$PTXAS" ] || echo "ptxas not found: the ptxas checks are skipped"
@@ -47,6 +48,12 @@ for dir in "$EX"/*/; do
     else
       pass
     fi
+    # clones that meet every tolerance today: kept that way
+    case "$name" in
+      vecadd | warp_reduce)
+        grep -q "all statistics within tolerance" "$TMP/cmp" && pass ||
+          fail "$name R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p)" ;;
+    esac
     echo "$name R=$R: $(grep '^thread instructions' "$TMP/cmp" | awk '{print $3, "->", $4, $5}'); \
 $(grep -c '^  [a-z]' <(sed -n '/^check/,$p' "$TMP/cmp")) statistics outside tolerance"
   done
