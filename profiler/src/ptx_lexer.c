@@ -97,8 +97,12 @@ static mb_status skip_space(ptx_lexer *lx, mb_error *err)
                 lx->pos++;
             }
         } else if (c == '@' && lx->pos + 7 <= lx->len && memcmp(s + lx->pos, "@@DWARF", 7) == 0) {
-            while (lx->pos < lx->len && s[lx->pos] != '\n')
+            /* kept verbatim inside a .section like comments: no NUL either */
+            while (lx->pos < lx->len && s[lx->pos] != '\n') {
+                if (s[lx->pos] == '\0')
+                    return lex_error(lx, lx->pos, err, "unexpected NUL byte in PTX text");
                 lx->pos++;
+            }
         } else {
             break;
         }
