@@ -23,8 +23,14 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DMB_FUZZ=ON -DMB_SAN
 cmake --build build-fuzz -j"$jobs" --target fuzz_ptx_parse
 corpus=build-fuzz/fuzz-corpus
 mkdir -p "$corpus"
-cp examples/*/*.ptx tests/ptx/*.ptx "$corpus"/ 2>/dev/null || true
+cp examples/*/*.ptx tests/ptx/*.ptx tests/fuzz/regressions/* "$corpus"/ 2>/dev/null || true
 # crash inputs go to build-fuzz/, never into the source tree
-build-fuzz/tests/fuzz/fuzz_ptx_parse -max_total_time="$fuzz_seconds" -max_len=65536 -rss_limit_mb=4096 \
-  -artifact_prefix=build-fuzz/ -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
+if ! build-fuzz/tests/fuzz/fuzz_ptx_parse -max_total_time="$fuzz_seconds" -max_len=65536 \
+  -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ -print_final_stats=1 "$corpus" \
+  >build-fuzz/fuzz.log 2>&1; then
+  tail -n 80 build-fuzz/fuzz.log
+  echo "fuzz: the parser failed on an input, kept as build-fuzz/crash-*" >&2
+  exit 1
+fi
+tail -n 12 build-fuzz/fuzz.log
 echo "fuzz: no crash in ${fuzz_seconds}s"
