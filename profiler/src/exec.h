@@ -248,7 +248,7 @@ exec_result exec_barrier_arrive(exec_warp *w, const xinsn *x, uint32_t id, uint3
 /* Settles the lazily counted thread instructions before `active` changes. */
 static inline void exec_settle_active(exec_warp *w)
 {
-    w->thread_insts += w->seg_insts * (uint64_t)__builtin_popcount(w->active);
+    w->thread_insts += w->seg_insts * (uint64_t)mb_popcount32(w->active);
     w->seg_insts = 0;
 }
 

@@ -116,24 +116,6 @@ static inline uint32_t brev32(uint32_t v)
     return __builtin_bswap32(v);
 }
 
-/* Population counts without a library call (the baseline x86-64 target has
- * no popcnt instruction, and __builtin_popcount would call libgcc). */
-static inline uint32_t popc32(uint32_t v)
-{
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
-    return (v * 0x01010101u) >> 24;
-}
-
-static inline uint32_t popc64(uint64_t v)
-{
-    v = v - ((v >> 1) & UINT64_C(0x5555555555555555));
-    v = (v & UINT64_C(0x3333333333333333)) + ((v >> 2) & UINT64_C(0x3333333333333333));
-    v = (v + (v >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    return (uint32_t)((v * UINT64_C(0x0101010101010101)) >> 56);
-}
-
 static inline uint64_t brev64(uint64_t v)
 {
     return ((uint64_t)brev32((uint32_t)v) << 32) | brev32((uint32_t)(v >> 32));
@@ -452,7 +434,7 @@ static inline uint32_t fns32(uint32_t m, uint32_t base, uint32_t offset)
         return (m >> base) & 1 ? base : 0xFFFFFFFFu;
     if (off > 0) {
         m &= 0xFFFFFFFFu << base;
-        if ((uint32_t)off > popc32(m))
+        if ((uint32_t)off > mb_popcount32(m))
             return 0xFFFFFFFFu;
         for (int32_t k = 1; k < off; k++)
             m &= m - 1;
@@ -460,7 +442,7 @@ static inline uint32_t fns32(uint32_t m, uint32_t base, uint32_t offset)
     }
     m &= (uint32_t)((UINT64_C(2) << base) - 1);
     uint32_t n = off == INT32_MIN ? 0x80000000u : (uint32_t)-off;
-    if (n > popc32(m))
+    if (n > mb_popcount32(m))
         return 0xFFFFFFFFu;
     for (uint32_t k = 1; k < n; k++)
         m &= ~(0x80000000u >> __builtin_clz(m));
@@ -779,8 +761,8 @@ DEF_BIN(h_max_relu_s16x2, T32, T32, T32, max_s16x2(a, b, 1))
 
 /* ---------------------------------------------------- popc, clz, brev, bfind */
 
-DEF_UN(h_popc32, T32, T32, popc32(a))
-DEF_UN(h_popc64, T32, T64, popc64(a))
+DEF_UN(h_popc32, T32, T32, mb_popcount32(a))
+DEF_UN(h_popc64, T32, T64, mb_popcount64(a))
 DEF_UN(h_clz32, T32, T32, a ? (uint32_t)__builtin_clz(a) : 32u)
 DEF_UN(h_clz64, T32, T64, a ? (uint32_t)__builtin_clzll(a) : 64u)
 DEF_UN(h_brev32, T32, T32, brev32(a))

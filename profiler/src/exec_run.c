@@ -324,7 +324,7 @@ uint32_t exec_release_barriers(exec_cta *cta)
         for (uint32_t i = 0; i < cta->nwarps; i++) {
             exec_warp *w = &cta->warps[i];
             if (w->at_barrier == (int)id + 1 && w->bar_red) {
-                popc += (uint32_t)__builtin_popcount(w->bar_red_in);
+                popc += (uint32_t)mb_popcount32(w->bar_red_in);
                 all &= w->bar_red_in == w->live;
                 any |= w->bar_red_in != 0;
             }

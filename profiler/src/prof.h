@@ -11,21 +11,6 @@
 
 #include <stdint.h>
 
-/* Bits set. Written out because without a -mpopcnt target __builtin_popcount
- * becomes a library call, and the profiler counts bits on every event. */
-static inline uint32_t prof_popcount(uint32_t v)
-{
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
-    return (v * 0x01010101u) >> 24;
-}
-
-static inline uint32_t prof_popcount64(uint64_t v)
-{
-    return prof_popcount((uint32_t)v) + prof_popcount((uint32_t)(v >> 32));
-}
-
 /* ------------------------------------------------------------ histograms */
 
 /* Exact histogram of non-negative integer values (value -> count), kept

@@ -189,9 +189,9 @@ static void flush_warp_func(func_prof *f, warp_func *wf)
 {
     uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
     for (uint32_t b = 0; b < nb; b++)
-        f->blocks[b].threads += (uint64_t)prof_popcount(wf->block_mask[b]);
+        f->blocks[b].threads += (uint64_t)mb_popcount32(wf->block_mask[b]);
     for (uint32_t e = 0; e < f->nedges; e++)
-        f->edges[e].threads += (uint64_t)prof_popcount(wf->edge_mask[e]);
+        f->edges[e].threads += (uint64_t)mb_popcount32(wf->edge_mask[e]);
     for (uint32_t L = 0; L < nl; L++) {
         for (uint32_t m = wf->in_loop[L]; m; m &= m - 1)
             close_activation(f, wf, L, __builtin_ctz(m)); /* threads that ended inside the loop */
@@ -242,11 +242,11 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
     const mb_graph *g = &f->cfg.graph;
     const mb_loop *loops = f->cfg.loops.loops;
     if (prev < 0) {
-        bp->entries += (uint64_t)prof_popcount(m);
+        bp->entries += (uint64_t)mb_popcount32(m);
     } else {
         for (int k = g->succ_start[prev]; k < g->succ_start[prev + 1]; k++)
             if (g->succ[k] == b) {
-                f->edges[k].count += (uint64_t)prof_popcount(m);
+                f->edges[k].count += (uint64_t)mb_popcount32(m);
                 wf->edge_mask[k] |= m;
                 break;
             }
@@ -285,7 +285,7 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
     if (inner >= 0) {
         if (wf->iter_uniform[inner] && (wf->in_loop[inner] & m) == m) {
             if (wf->iter_value[inner] > 0)
-                bp->lcount += (uint64_t)prof_popcount(m);
+                bp->lcount += (uint64_t)mb_popcount32(m);
         } else {
             const int64_t *it = wf->iter + (size_t)inner * 32;
             for (uint32_t c = m; c; c &= c - 1)
@@ -297,7 +297,7 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
 static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
     mb_block_profile *bp = &f->blocks[b];
-    bp->ecount += (uint64_t)prof_popcount(lanes);
+    bp->ecount += (uint64_t)mb_popcount32(lanes);
     bp->warp_execs++;
     wf->block_mask[b] |= lanes;
     /* group the lanes by the block they come from: usually one group */
@@ -320,7 +320,7 @@ static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 /* Lanes leaving the function (ret or exit): their loops end here. */
 static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
-    f->blocks[b].exits += (uint64_t)prof_popcount(lanes);
+    f->blocks[b].exits += (uint64_t)mb_popcount32(lanes);
     for (uint32_t m = lanes; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
@@ -415,7 +415,7 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     const insn_info *ii = &f->info[insn];
     f->used = 1;
     f->insn_warps[insn]++;
-    f->insn_threads[insn] += (uint64_t)prof_popcount(ev->active);
+    f->insn_threads[insn] += (uint64_t)mb_popcount32(ev->active);
     warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
     if (!wf) {
         p->oom = 1;
@@ -424,11 +424,11 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     if (ii->block_start)
         block_entry(f, wf, ii->block, ev->active);
     if (ii->barrier)
-        f->blocks[ii->block].scount += (uint64_t)prof_popcount(ev->executed);
+        f->blocks[ii->block].scount += (uint64_t)mb_popcount32(ev->executed);
     if (ii->cond_branch) {
         branch_stats *bs = &f->br[insn];
-        uint32_t active = (uint32_t)prof_popcount(ev->active);
-        uint32_t taken = (uint32_t)prof_popcount(ev->taken);
+        uint32_t active = (uint32_t)mb_popcount32(ev->active);
+        uint32_t taken = (uint32_t)mb_popcount32(ev->taken);
         bs->warp_execs++;
         bs->taken += taken;
         bs->not_taken += active - taken;

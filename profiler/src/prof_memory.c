@@ -686,7 +686,7 @@ static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64
         for (uint32_t i = 0; i < n; i++)
             lbits |= bit_range((a[i] >> ls) - l0, (end_of(a[i], off) >> ls) - l0);
     }
-    *sectors = prof_popcount64(sbits);
+    *sectors = mb_popcount64(sbits);
     uint32_t k = 0;
     for (; lbits; lbits &= lbits - 1)
         pm->lines[k++] = l0 + (uint64_t)__builtin_ctzll(lbits);
@@ -738,7 +738,7 @@ static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned se
         uint64_t bits = 0;
         for (uint32_t i = b; i < e; i++)
             bits |= 1ull << ((a[i] >> seg_sh) - lo);
-        return prof_popcount64(bits);
+        return mb_popcount64(bits);
     }
     uint64_t seg[16];
     uint32_t k = 0;

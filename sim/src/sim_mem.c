@@ -438,7 +438,7 @@ static unsigned coalesce(const mb_sim *s, const uint64_t *addrs, uint32_t mask, 
         }
         int by_line = s->d.dl1.present && !s->d.dl1.sectored;
         for (unsigned i = 0; i < n; i++)
-            *ntrans += by_line ? 1 : (uint32_t)__builtin_popcount(t[i].sectors);
+            *ntrans += by_line ? 1 : (uint32_t)mb_popcount32(t[i].sectors);
         return n;
     }
     /* compute capability 1.x: each half-warp separately */
@@ -569,7 +569,7 @@ static void send_to_l2(mb_sim *s, sim_sm *sm, uint64_t line, uint8_t sectors, in
     q->is_write = (uint8_t)is_write;
     q->is_atomic = (uint8_t)is_atomic;
     q->from_const = (uint8_t)from_const;
-    q->bytes = (uint16_t)(32 * __builtin_popcount(sectors));
+    q->bytes = (uint16_t)(32 * mb_popcount32(sectors));
     q->sm = (uint16_t)sm->id;
     q->load = load;
     q->atomic_ops = lanes;
@@ -781,7 +781,7 @@ uint32_t sim_mem_issue(mb_sim *s, sim_sm *sm, uint32_t slot, const sim_insn *si,
         /* the fill: the sectors missing (sectored) or the whole line, from its first 128 bytes */
         send_to_l2(s, sm, line, l1->g.sectored ? (uint8_t)(fetch & 0xF) : 0xF, 0, 0, 0,
                    t[i].lanes, NONE);
-        s->reqs[sm->missq_tail].bytes = (uint16_t)(l1->g.sectored ? 32 * __builtin_popcount(fetch)
+        s->reqs[sm->missq_tail].bytes = (uint16_t)(l1->g.sectored ? 32 * mb_popcount32(fetch)
                                                                   : l1->g.line);
         s->reqs[sm->missq_tail].l1_line = line;
     }
@@ -1095,7 +1095,7 @@ static void l2_arrive(mb_sim *s, uint32_t r, uint64_t t)
     sim_req *fq = &s->reqs[f];
     fq->addr = line;
     fq->sectors = fetch;
-    fq->bytes = (uint16_t)(l2->sectors > 1 ? 32 * __builtin_popcount(fetch) : l2->g.line);
+    fq->bytes = (uint16_t)(l2->sectors > 1 ? 32 * mb_popcount32(fetch) : l2->g.line);
     fq->slice = slice;
     fq->load = NONE;
     fq->from_const = 2; /* marks an L2 fill */

@@ -166,6 +166,27 @@ mb_status mb_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 /** Typed wrapper: `MB_GROW(arr, cap, need)` on `T *arr; size_t cap;`. */
 #define MB_GROW(arr, cap, need) mb_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* ------------------------------------------------------------- bit counts */
+
+/* Bits set in a word. Written out because the baseline x86-64 target has no
+ * popcnt instruction and __builtin_popcount becomes a libgcc call; lane masks
+ * are counted on the executor's, profiler's and simulator's hot paths. */
+static inline uint32_t mb_popcount32(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+    return (v * 0x01010101u) >> 24;
+}
+
+static inline uint32_t mb_popcount64(uint64_t v)
+{
+    v = v - ((v >> 1) & UINT64_C(0x5555555555555555));
+    v = (v & UINT64_C(0x3333333333333333)) + ((v >> 2) & UINT64_C(0x3333333333333333));
+    v = (v + (v >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (uint32_t)((v * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 #ifdef __cplusplus
 }
 #endif
