@@ -780,6 +780,17 @@ static uint64_t gcd_u64(uint64_t x, uint64_t y)
     return x;
 }
 
+/* A fresh stamp for the per-bank scratch (bank_stamp, bank_word): entries
+ * stamped with an older generation read as empty. */
+static uint32_t bank_generation(prof_mem *pm)
+{
+    if (++pm->bank_gen == 0) {
+        memset(pm->bank_stamp, 0, pm->nbanks * sizeof(uint32_t));
+        pm->bank_gen = 1;
+    }
+    return pm->bank_gen;
+}
+
 static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
                        uint64_t d, uint64_t *deg)
 {
@@ -804,11 +815,7 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
     }
     /* Generic: the first word seen per bank; a second distinct word in a
      * bank sends us to the exact sort-based count. */
-    uint32_t gen = ++pm->bank_gen;
-    if (gen == 0) {
-        memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
-        gen = pm->bank_gen = 1;
-    }
+    uint32_t gen = bank_generation(pm);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
         for (uint64_t w = w0;; w++) {
@@ -846,11 +853,7 @@ conflict:;
                     break;
             }
         }
-        gen = ++pm->bank_gen;
-        if (gen == 0) {
-            memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
-            gen = pm->bank_gen = 1;
-        }
+        gen = bank_generation(pm);
         uint64_t best = 0;
         for (size_t j = 0; j < nwords; j++)
             for (uint64_t m = bits[j]; m; m &= m - 1) {
@@ -877,11 +880,7 @@ conflict:;
         }
     }
     sort_u64(pm->tmp, k);
-    gen = ++pm->bank_gen;
-    if (gen == 0) {
-        memset(pm->bank_stamp, 0, nb * sizeof(uint32_t));
-        gen = pm->bank_gen = 1;
-    }
+    gen = bank_generation(pm);
     uint64_t best = 0;
     for (uint32_t i = 0; i < k; i++) {
         if (i > 0 && pm->tmp[i] == pm->tmp[i - 1])
@@ -1429,22 +1428,9 @@ static void aff_request(pm_affine *a, const prof_mem_request *req)
             }
         }
         bad |= lane_checks[t.idx != NULL][P * 4 + E](&t, y, n, base);
-    } else {
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t p = base;
-            for (uint32_t t = 0; t < npl; t++)
-                p += a->pl_coef[t] * (uint64_t)feature_of(req, nf, i, a->pl_idx[t]);
-            bad |= p ^ y[i];
-            for (uint32_t e = 0; e < neq; e++)
-                bad |= (uint64_t)feature_of(req, nf, i, a->eq_idx[e]) ^ rhs[a->eq_con[e]];
-            for (uint32_t c = 0; c < nlcon; c++) {
-                uint32_t q = a->lcon[c];
-                uint64_t s = 0;
-                for (uint32_t t = a->cl_beg[q]; t < a->cl_beg[q + 1]; t++)
-                    s += a->cl_coef[t] * (uint64_t)feature_of(req, nf, i, a->cl_idx[t]);
-                bad |= s ^ rhs[q];
-            }
-        }
+    } else { /* other shapes: entry by entry */
+        for (uint32_t i = 0; i < n && !bad; i++)
+            bad = !aff_entry_ok(a, req, i);
     }
     if (bad)
         aff_slow(a, req);
