@@ -18,7 +18,8 @@
  * instruction (bench/run_exec_bench.sh does this).
  *
  * usage: bench_exec [--size small|large] [--repeat R] [--threads N]
- *                   [--only NAME[,NAME...]] [--csv] [--check] [--no-launch] [--list]
+ *                   [--only NAME[,NAME...]] [--csv] [--check] [--no-launch]
+ *                   [--profile] [--profile-out DIR] [--list]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <minibench/profiler.h>
@@ -84,6 +85,8 @@ typedef struct bench {
     int check;         /* compare the outputs with the reference */
     int no_launch;     /* set everything up but skip mb_launch (callgrind baseline) */
     int profile;       /* attach the profiler to every launch (measures profiling cost) */
+    const char *profile_out; /* write each launch's profile JSON here (untimed): lets a change to
+                                the profiler be checked byte for byte on these larger workloads */
     double seconds;    /* summed wall time of mb_launch */
     double cpu_seconds; /* summed process CPU time of mb_launch (all host threads) */
     mb_exec_stats stats;
@@ -179,6 +182,26 @@ static double clock_seconds(clockid_t clock)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Writes the profile of the current launch to <profile_out>/<example>.<launch>.profile.json. */
+static void write_profile(bench *b, const mb_profile *prof)
+{
+    mb_buf json = MB_BUF_INIT;
+    mb_error err;
+    mb_error_clear(&err);
+    mb_status st = mb_profile_write_json(prof, &json, &err);
+    if (st == MB_OK && json.failed)
+        bench_fail(b, "out of memory writing a profile");
+    check_status(b, st, &err, "profile JSON");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.%u.profile.json", b->profile_out, b->example, b->launches - 1);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(json.data, 1, json.len, f) == json.len;
+    ok = f && fclose(f) == 0 && ok;
+    mb_buf_free(&json);
+    if (!ok)
+        bench_fail(b, "cannot write %s", path);
+}
+
 /* Launches a kernel; only this call is timed (and instrumented under callgrind). */
 static void launch(bench *b, const char *kernel, mb_dim3 grid, mb_dim3 block, uint32_t dynamic_shared,
                    const karg *args, unsigned nargs)
@@ -226,6 +249,8 @@ static void launch(bench *b, const char *kernel, mb_dim3 grid, mb_dim3 block, ui
     CALLGRIND_STOP_INSTRUMENTATION;
     b->seconds += clock_seconds(CLOCK_MONOTONIC) - t0;
     b->cpu_seconds += clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    if (st == MB_OK && prof && b->profile_out)
+        write_profile(b, prof);
     mb_profile_free(prof);
     check_status(b, st, &err, kernel);
     b->stats.ctas += s.ctas;
@@ -718,7 +743,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_exec [--size small|large] [--repeat R] [--threads N] [--only NAME[,NAME...]]\n"
-            "                  [--csv] [--check] [--no-launch] [--list]\n"
+            "                  [--csv] [--check] [--no-launch] [--profile] [--profile-out DIR] [--list]\n"
             "\n"
             "Runs every example kernel on the functional SIMT executor and reports the median\n"
             "wall time of mb_launch over R repetitions and simulated thread instructions per\n"
@@ -733,6 +758,8 @@ static void usage(FILE *f)
             "                      (slow at the large size: matmul and nbody_f64 references)\n"
             "  --no-launch         set up and tear down but skip mb_launch (a callgrind baseline)\n"
             "  --profile           attach the profiler to every launch (timed with it)\n"
+            "  --profile-out DIR   --profile, and write each launch's profile JSON to\n"
+            "                      DIR/NAME.LAUNCH.profile.json (untimed; DIR must exist)\n"
             "  --list              print the example names and exit\n"
             "\n"
             "Under valgrind --tool=callgrind --instr-atstart=no only mb_launch is instrumented%s.\n",
@@ -756,7 +783,7 @@ int main(int argc, char **argv)
 {
     int large = 1, csv = 0, check = 0, no_launch = 0, profile = 0;
     unsigned repeat = 3, threads = 1;
-    const char *only = NULL;
+    const char *only = NULL, *profile_out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -782,6 +809,10 @@ int main(int argc, char **argv)
             no_launch = 1;
         } else if (strcmp(a, "--profile") == 0) {
             profile = 1;
+        } else if (strcmp(a, "--profile-out") == 0 && v) {
+            profile = 1;
+            profile_out = v;
+            i++;
         } else if (strcmp(a, "--list") == 0) {
             for (int k = 0; k < NEXAMPLES; k++)
                 printf("%s\n", examples[k].name);
@@ -845,6 +876,7 @@ int main(int argc, char **argv)
             b.threads = threads;
             b.no_launch = no_launch;
             b.profile = profile;
+            b.profile_out = profile_out;
             b.check = check && r == repeat - 1; /* once is enough */
             ok = run_once(&b, ex) == 0;
             secs[r] = b.seconds;
