@@ -105,7 +105,11 @@ typedef struct prof_mem_config {
  * one. Giving it promises that columns 0-2 hold the same values in every
  * request with that tag, so that a request whose addresses have the shape
  * of one already verified under the same affine model, and whose other
- * features are all uniform, is checked on its first entry alone. */
+ * features are all uniform, is checked on its first entry alone.
+ *
+ * lane_mask (optional, 0: none) is lane_index as a bit mask, which the
+ * collector has at hand: given, it must match lane_index (or lanes 0 to
+ * lanes - 1 when lane_index is NULL) and spares the request that check. */
 typedef struct prof_mem_request {
     uint32_t lanes;            /* number of lanes that executed the access (entries) */
     const uint64_t *addrs;     /* per entry: the state-space address */
@@ -116,6 +120,7 @@ typedef struct prof_mem_request {
     const int64_t *const *feature_lanes; /* column form */
     const int64_t *feature_uniform;
     uint32_t warp_tag;
+    uint32_t lane_mask;
 } prof_mem_request;
 
 prof_mem *prof_mem_new(const prof_mem_config *cfg);

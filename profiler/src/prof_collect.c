@@ -160,18 +160,16 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
     }
     for (int l = 0; l < 32; l++)
         wf->last_block[l] = -1;
+    wf->group_block = -1;
+    wf->group_mask = UINT32_MAX;
     wf->epoch = p->epoch;
     wf->touched = 1;
     return wf;
 }
 
-/* Records the trip count of lane `l`'s activation of loop `L`. */
-static void close_activation(func_prof *f, warp_func *wf, uint32_t L, int l)
+/* Notes one more finished activation of lane l with `trips` trips. */
+static inline void note_activation(warp_func *wf, uint32_t L, int l, uint32_t trips)
 {
-    uint32_t trips = (uint32_t)wf->iter[L * 32 + (uint32_t)l] + 1;
-    loop_stats *ls = &f->loops[L];
-    prof_hist_add(&ls->trips, trips, 1);
-    ls->activations++;
     uint32_t act = wf->activation[L * 32 + (uint32_t)l]++;
     if (act < PROF_MAX_ACTIVATIONS) {
         uint32_t *mn = &wf->act_min[L * PROF_MAX_ACTIVATIONS + act];
@@ -181,7 +179,39 @@ static void close_activation(func_prof *f, warp_func *wf, uint32_t L, int l)
         if (trips > *mx)
             *mx = trips;
     }
+}
+
+/* Records the trip count of lane `l`'s activation of loop `L`. */
+static void close_activation(func_prof *f, warp_func *wf, uint32_t L, int l)
+{
+    uint32_t trips = (uint32_t)wf->iter[L * 32 + (uint32_t)l] + 1;
+    loop_stats *ls = &f->loops[L];
+    prof_hist_add(&ls->trips, trips, 1);
+    ls->activations++;
+    note_activation(wf, L, l, trips);
     wf->in_loop[L] &= ~(1u << l);
+}
+
+/* Closes the activations of loop L of the lanes `m` (all inside it). A
+ * converged loop has one trip count for them all: one histogram update
+ * instead of one per lane (the histogram only sums counts). */
+static void close_activations(func_prof *f, warp_func *wf, uint32_t L, uint32_t m)
+{
+    if (!m)
+        return;
+    if (!wf->iter_uniform[L]) {
+        for (; m; m &= m - 1)
+            close_activation(f, wf, L, __builtin_ctz(m));
+        return;
+    }
+    const uint32_t trips = (uint32_t)wf->iter_value[L] + 1;
+    loop_stats *ls = &f->loops[L];
+    const uint32_t k = (uint32_t)mb_popcount32(m);
+    prof_hist_add(&ls->trips, trips, k);
+    ls->activations += k;
+    for (uint32_t c = m; c; c &= c - 1)
+        note_activation(wf, L, __builtin_ctz(c), trips);
+    wf->in_loop[L] &= ~m;
 }
 
 /* Folds a warp's per-CTA masks into the thread counts. */
@@ -193,8 +223,7 @@ static void flush_warp_func(func_prof *f, warp_func *wf)
     for (uint32_t e = 0; e < f->nedges; e++)
         f->edges[e].threads += (uint64_t)mb_popcount32(wf->edge_mask[e]);
     for (uint32_t L = 0; L < nl; L++) {
-        for (uint32_t m = wf->in_loop[L]; m; m &= m - 1)
-            close_activation(f, wf, L, __builtin_ctz(m)); /* threads that ended inside the loop */
+        close_activations(f, wf, L, wf->in_loop[L]); /* threads that ended inside the loop */
         for (uint32_t a = 0; a < PROF_MAX_ACTIVATIONS; a++) {
             uint32_t mn = wf->act_min[L * PROF_MAX_ACTIVATIONS + a];
             if (mn == UINT32_MAX)
@@ -254,8 +283,7 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
         for (int L = f->cfg.loops.innermost[prev]; L >= 0; L = loops[L].parent) {
             if (f->loop_member[(uint32_t)L * nb + (uint32_t)b])
                 break;
-            for (uint32_t c = wf->in_loop[L] & m; c; c &= c - 1)
-                close_activation(f, wf, (uint32_t)L, __builtin_ctz(c));
+            close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & m);
         }
     }
     /* loops entered or iterated: those containing b */
@@ -300,7 +328,21 @@ static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
     bp->ecount += (uint64_t)mb_popcount32(lanes);
     bp->warp_execs++;
     wf->block_mask[b] |= lanes;
-    /* group the lanes by the block they come from: usually one group */
+    /* a converged warp: every lane comes from the block the group entered
+     * last; lanes of the group left behind get their block written now */
+    const uint32_t behind = wf->group_mask & ~lanes;
+    if (lanes && (lanes & ~wf->group_mask) == 0) {
+        for (uint32_t c = behind; c; c &= c - 1)
+            wf->last_block[__builtin_ctz(c)] = wf->group_block;
+        block_group(f, wf, b, wf->group_block, lanes);
+        wf->group_block = b;
+        wf->group_mask = lanes;
+        return;
+    }
+    for (uint32_t c = wf->group_mask; c; c &= c - 1)
+        wf->last_block[__builtin_ctz(c)] = wf->group_block;
+    wf->group_mask = 0;
+    /* group the lanes by the block they come from */
     uint32_t rest = lanes;
     while (rest) {
         int prev = wf->last_block[__builtin_ctz(rest)];
@@ -315,19 +357,19 @@ static void block_entry(func_prof *f, warp_func *wf, int b, uint32_t lanes)
         block_group(f, wf, b, prev, group);
         rest &= ~group;
     }
+    wf->group_block = b; /* their last_block is b already */
+    wf->group_mask = lanes;
 }
 
 /* Lanes leaving the function (ret or exit): their loops end here. */
 static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
     f->blocks[b].exits += (uint64_t)mb_popcount32(lanes);
-    for (uint32_t m = lanes; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
-            if (wf->in_loop[L] & (1u << l))
-                close_activation(f, wf, (uint32_t)L, l);
-        wf->last_block[l] = -1;
-    }
+    wf->group_mask &= ~lanes;
+    for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
+        close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & lanes);
+    for (uint32_t m = lanes; m; m &= m - 1)
+        wf->last_block[__builtin_ctz(m)] = -1;
 }
 
 static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
@@ -350,6 +392,7 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
     prof_mem_request req = {.addrs = ev->addrs,
                             .access_bytes = ev->access_bytes,
                             .space = ev->space};
+    req.lane_mask = ev->executed;
     if (ev->executed == UINT32_MAX) {
         req.lanes = 32;
     } else {

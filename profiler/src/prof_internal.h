@@ -58,7 +58,10 @@ typedef struct func_prof {
 typedef struct warp_func {
     uint64_t epoch;
     int touched;
-    int last_block[32];    /* per lane: block it last entered in this function (-1: none) */
+    int last_block[32];    /* per lane: block it last entered in this function (-1: none);
+                              stale for the lanes of group_mask */
+    int group_block;       /* the lanes of group_mask last entered this block: a converged warp */
+    uint32_t group_mask;   /* moves from block to block without touching last_block per lane */
     uint32_t *block_mask;  /* lanes that executed each block */
     uint32_t *edge_mask;   /* lanes that took each edge */
     int64_t *iter;         /* nloops x 32: current 0-based iteration (address features) */
