@@ -66,7 +66,7 @@
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
  * the other histograms (a few dozen entries), scratch sized by the widest
- * request and, once a request without a constant stride comes, a 9 KiB
+ * request and, once a request without a constant stride comes, an 18 KiB
  * table of small strides. Everything is deterministic (no clocks, no pointers in
  * hashes, no randomness; the floating-point fit only proposes integer
  * coefficients that are then verified exactly).
@@ -103,7 +103,8 @@ __extension__ typedef unsigned __int128 u128;
 #define PM_STRIDE_CAP 4096
 #define PM_STRIDE_BIAS ((uint64_t)1 << 62)
 #define PM_STRIDE_OTHER UINT64_MAX
-#define PM_STRIDE_DIRECT 512 /* scattered lane strides in [-512, 512] bytes: counted in a table */
+#define PM_STRIDE_DIRECT 1024 /* scattered lane strides in [-1024, 1024] bytes (a 256-word table
+                              in shared memory, say): counted in a table */
 #define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
 #define PM_LT_EMPTY UINT64_MAX
 #define PM_MAXCOL 16 /* 1 + at most 15 features (prof_mem_result.coef[16]) */
@@ -204,6 +205,15 @@ typedef struct pm_affine {
     uint8_t lcon[PM_MAXCOL];
     uint32_t neq;          /* constraints "feature == value of the request" */
     uint8_t eq_idx[PM_MAXCOL], eq_con[PM_MAXCOL];
+    /* the same terms for one entry (aff_entry_ok), uniform and lane ones
+     * together, over the features read once per entry */
+    uint32_t used;         /* features the check reads (bit mask) */
+    uint32_t npt;
+    uint8_t pt_idx[PM_MAXCOL];
+    uint64_t pt_coef[PM_MAXCOL];
+    uint32_t ct_beg[PM_MAXCOL + 1];
+    uint8_t ct_idx[PM_MAXCOL * PM_MAXCOL];
+    uint64_t ct_coef[PM_MAXCOL * PM_MAXCOL];
 } pm_affine;
 
 /* ------------------------------------------------------------ prof_mem */
@@ -1169,11 +1179,15 @@ static int aff_refit(pm_affine *a)
 static int aff_compile(pm_affine *a)
 {
     const uint32_t nc = a->ncol;
-    a->npu = a->npl = 0;
+    a->npu = a->npl = a->npt = 0;
+    a->used = 0;
     for (uint32_t k = 1; k < nc; k++) {
         if (a->coef[k] == 0)
             continue;
         uint32_t f = k - 1;
+        a->used |= 1u << f;
+        a->pt_idx[a->npt] = (uint8_t)f;
+        a->pt_coef[a->npt++] = (uint64_t)a->coef[k];
         if (a->uniform_mask & (1u << f)) {
             a->pu_idx[a->npu] = (uint8_t)f;
             a->pu_coef[a->npu++] = (uint64_t)a->coef[k];
@@ -1184,7 +1198,7 @@ static int aff_compile(pm_affine *a)
     }
     /* one constraint per non-pivot column j:
      * D x_j - sum_rows (D / den_row) R_row[j] x_pivot(row) = 0 */
-    uint32_t nu = 0, nl = 0;
+    uint32_t nu = 0, nl = 0, nt = 0;
     a->ncon = a->nlcon = a->neq = 0;
     for (uint32_t j = 1; j < nc; j++) {
         if (a->pivot_mask & (1u << j))
@@ -1219,10 +1233,14 @@ static int aff_compile(pm_affine *a)
         a->con_const[q] = (uint64_t)c[0];
         a->cu_beg[q] = nu;
         a->cl_beg[q] = nl;
+        a->ct_beg[q] = nt;
         for (uint32_t k = 1; k < nc; k++) {
             if (c[k] == 0)
                 continue;
             uint32_t f = k - 1;
+            a->used |= 1u << f;
+            a->ct_idx[nt] = (uint8_t)f;
+            a->ct_coef[nt++] = (uint64_t)c[k];
             if (a->uniform_mask & (1u << f)) {
                 a->cu_idx[nu] = (uint8_t)f;
                 a->cu_coef[nu++] = (uint64_t)c[k];
@@ -1233,6 +1251,7 @@ static int aff_compile(pm_affine *a)
         }
         a->cu_beg[q + 1] = nu;
         a->cl_beg[q + 1] = nl;
+        a->ct_beg[q + 1] = nt;
         if (a->cl_beg[q + 1] == a->cl_beg[q] + 1 && a->cl_coef[a->cl_beg[q]] == 1) {
             a->eq_idx[a->neq] = a->cl_idx[a->cl_beg[q]];
             a->eq_con[a->neq++] = (uint8_t)q;
@@ -1437,23 +1456,33 @@ static void aff_request(pm_affine *a, const prof_mem_request *req)
 }
 
 /* The fast check on entry i alone, every feature read from that entry
- * (otherwise the arithmetic of lane_check). */
+ * (otherwise the arithmetic of lane_check: the same terms, summed modulo
+ * 2^64 in another order). Each feature the check uses is read once. */
 static int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_t i)
 {
     const uint32_t nf = a->nf;
+    uint64_t x[PM_MAXCOL];
+    if (req->features) {
+        const int64_t *row = req->features + (size_t)i * nf;
+        for (uint32_t m = a->used; m; m &= m - 1)
+            x[__builtin_ctz(m)] = (uint64_t)row[__builtin_ctz(m)];
+    } else {
+        const uint32_t lane = lane_id(req, i);
+        for (uint32_t m = a->used; m; m &= m - 1) {
+            const uint32_t k = (uint32_t)__builtin_ctz(m);
+            const int64_t *col = req->feature_lanes[k];
+            x[k] = (uint64_t)(col ? col[lane] : req->feature_uniform[k]);
+        }
+    }
     uint64_t p = (uint64_t)a->c0;
-    for (uint32_t t = 0; t < a->npu; t++)
-        p += a->pu_coef[t] * (uint64_t)feature_of(req, nf, i, a->pu_idx[t]);
-    for (uint32_t t = 0; t < a->npl; t++)
-        p += a->pl_coef[t] * (uint64_t)feature_of(req, nf, i, a->pl_idx[t]);
+    for (uint32_t t = 0; t < a->npt; t++)
+        p += a->pt_coef[t] * x[a->pt_idx[t]];
     if (p != req->addrs[i])
         return 0;
     for (uint32_t q = 0; q < a->ncon; q++) {
         uint64_t s = a->con_const[q];
-        for (uint32_t t = a->cu_beg[q]; t < a->cu_beg[q + 1]; t++)
-            s += a->cu_coef[t] * (uint64_t)feature_of(req, nf, i, a->cu_idx[t]);
-        for (uint32_t t = a->cl_beg[q]; t < a->cl_beg[q + 1]; t++)
-            s += a->cl_coef[t] * (uint64_t)feature_of(req, nf, i, a->cl_idx[t]);
+        for (uint32_t t = a->ct_beg[q]; t < a->ct_beg[q + 1]; t++)
+            s += a->ct_coef[t] * x[a->ct_idx[t]];
         if (s != 0)
             return 0;
     }
@@ -1476,6 +1505,8 @@ static int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_
 static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *shape)
 {
     pm_affine *a = &pm->aff;
+    if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
+        return; /* what aff_request would do, without looking at the request */
     const uint32_t tag = req->warp_tag;
     int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
     for (uint32_t k = 3; tagged && k < a->nf; k++)
@@ -1521,6 +1552,8 @@ static uint32_t request_mask(const prof_mem_request *req)
     const uint32_t n = req->lanes;
     if (n > 32)
         return 0;
+    if (req->lane_mask)
+        return req->lane_mask; /* the caller's promise (prof.h) */
     if (!req->lane_index)
         return n == 32 ? UINT32_MAX : (1u << n) - 1;
     uint32_t mask = 0;
