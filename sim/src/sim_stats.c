@@ -62,16 +62,19 @@ static size_t collect(const mb_sim *s, stat_row *rows, size_t max)
     INT_ROW("L1D_total_cache_misses", t->l1_misses);
     INT_ROW("L1D_total_cache_mshr_merges", t->l1_mshr_merges);
     REAL_ROW("L1D_total_cache_hit_rate", ratio(t->l1_hits, t->l1_accesses));
+    REAL_ROW("L1D_total_cache_miss_rate", ratio(t->l1_accesses - t->l1_hits, t->l1_accesses));
     INT_ROW("L1C_total_cache_accesses", t->const_accesses);
     INT_ROW("L1C_total_cache_hits", t->const_hits);
     INT_ROW("shared_insn", t->shared_insts);
     INT_ROW("shared_cycles", t->shared_cycles);
     INT_ROW("gpgpu_n_shmem_bank_conflicts", t->bank_conflicts);
+    REAL_ROW("shmem_bank_conflicts_per_request", ratio(t->bank_conflicts, t->shared_insts));
     INT_ROW("L2_total_cache_accesses", t->l2_accesses);
     INT_ROW("L2_total_cache_hits", t->l2_hits);
     INT_ROW("L2_total_cache_misses", t->l2_misses);
     INT_ROW("L2_total_cache_writebacks", t->l2_writebacks);
     REAL_ROW("L2_total_cache_hit_rate", ratio(t->l2_hits, t->l2_accesses));
+    REAL_ROW("L2_total_cache_miss_rate", ratio(t->l2_accesses - t->l2_hits, t->l2_accesses));
     INT_ROW("l2_atomic_transactions", t->atomics);
     INT_ROW("dram_reads", t->dram_reads);
     INT_ROW("dram_writes", t->dram_writes);
@@ -120,6 +123,19 @@ void mb_sim_stats_text(const mb_sim *s, mb_buf *out)
         else
             mb_buf_printf(out, "%s = %.4f\n", rows[i].name, rows[i].real);
     }
+}
+
+mb_status mb_sim_stat_value(const mb_sim *s, const char *name, double *value, mb_error *err)
+{
+    stat_row rows[MAX_ROWS];
+    size_t n = collect(s, rows, MAX_ROWS);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].name, name) == 0) {
+            *value = rows[i].is_int ? (double)rows[i].integer : rows[i].real;
+            return MB_OK;
+        }
+    }
+    return mb_error_set(err, MB_ERR_INVALID, "", 0, 0, "no simulator statistic is called '%s'", name);
 }
 
 mb_status mb_sim_stats_json(const mb_sim *s, mb_buf *out, mb_error *err)

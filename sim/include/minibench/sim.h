@@ -124,6 +124,12 @@ mb_status mb_sim_launch(mb_sim *sim, mb_program *prog, mb_memory *mem, const mb_
 const mb_sim_stats *mb_sim_get_stats(const mb_sim *sim);
 /** Statistics as `name = value` lines (GPGPU-Sim's names where it has them). */
 void mb_sim_stats_text(const mb_sim *sim, mb_buf *out);
+/**
+ * One statistic by its output name (`gpu_ipc`, `L2_total_cache_miss_rate`,
+ * `stall_fraction_dram`, ...: every row of the text output); an unknown name
+ * fails with MB_ERR_INVALID.
+ */
+mb_status mb_sim_stat_value(const mb_sim *sim, const char *name, double *value, mb_error *err);
 /** Statistics, per-scheduler stall breakdown and the configuration as JSON. */
 mb_status mb_sim_stats_json(const mb_sim *sim, mb_buf *out, mb_error *err);
 
