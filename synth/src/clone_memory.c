@@ -59,12 +59,16 @@ static mb_status add_array(ctx *c, const char *name, const char *space, uint64_t
     a->bytes = bytes;
     a->is_extern = is_extern;
     a->align = align;
+    a->source_offset = -1;
     return a->name ? MB_OK : cx_nomem(c);
 }
 
 /* Shared arrays named by accesses but not module variables (function-level
  * __shared__ arrays): placed by the smallest offset seen, sized up to the
- * next array or the static total. */
+ * next array or the end of the kernel's static total. The original's window
+ * may begin with other kernels' arrays (the executor lays out every
+ * function's), so the kernel's own arrays span shared_static minus the
+ * module variables' bytes from the first one's start. */
 static mb_status infer_shared_arrays(ctx *c)
 {
     const mb_sprof_func *f = c->f;
@@ -82,6 +86,11 @@ static mb_status infer_shared_arrays(ctx *c)
     size_t n = m->narrays - first;
     if (n == 0)
         return MB_OK;
+    uint64_t known = 0;
+    for (size_t i = 0; i < first; i++)
+        if (strcmp(m->arrays[i].space, "shared") == 0 && !m->arrays[i].is_extern)
+            known += m->arrays[i].bytes;
+    int64_t own = c->p->shared_static > known ? (int64_t)(c->p->shared_static - known) : 0;
     int64_t *start = calloc(n, sizeof(int64_t));
     if (!start)
         return cx_nomem(c);
@@ -111,9 +120,12 @@ static mb_status infer_shared_arrays(ctx *c)
             m->arrays[first + k] = m->arrays[first + k - 1];
             m->arrays[first + k - 1] = a;
         }
+    int64_t window_end = start[0] + own > (int64_t)c->p->shared_static ? start[0] + own
+                                                                         : (int64_t)c->p->shared_static;
     for (size_t k = 0; k < n; k++) {
-        int64_t end = k + 1 < n ? start[k + 1] : (int64_t)c->p->shared_static;
+        int64_t end = k + 1 < n ? start[k + 1] : window_end;
         m->arrays[first + k].bytes = end > start[k] ? (uint64_t)(end - start[k]) : 4;
+        m->arrays[first + k].source_offset = start[k];
     }
     free(start);
     return MB_OK;
@@ -229,7 +241,7 @@ static uint64_t region_bytes(const ctx *c, const memplan *pl)
     if (pl->param >= 0)
         return c->p->params[pl->param].buffer_bytes - c->p->params[pl->param].offset;
     const mb_clone_array *a = &c->m->arrays[pl->array];
-    if (strcmp(a->space, "shared") == 0)
+    if (strcmp(a->space, "shared") == 0 && a->source_offset < 0)
         return c->p->shared_static + c->p->dynamic_shared;
     return a->bytes;
 }
@@ -263,7 +275,7 @@ mb_status cx_finish_memory(ctx *c)
                 start = mm->affine.constant & ~(int64_t)255;
             start += (int64_t)c->p->params[pl->param].offset;
         } else if (strcmp(c->m->arrays[pl->array].space, "shared") == 0) {
-            start = 0;
+            start = c->m->arrays[pl->array].source_offset >= 0 ? c->m->arrays[pl->array].source_offset : 0;
         } else if (strcmp(c->m->arrays[pl->array].space, "local") == 0) {
             start = 0;
         } else {
@@ -309,8 +321,9 @@ mb_status cx_finish_memory(ctx *c)
         }
         /* the address is base + thread terms + loop terms + offset */
         pl->offset = mm->affine.constant - start;
-        if (pl->array >= 0 && strcmp(c->m->arrays[pl->array].space, "shared") == 0)
-            pl->offset -= shared_offset(c, pl->array);
+        if (pl->array >= 0 && strcmp(c->m->arrays[pl->array].space, "shared") == 0 &&
+            c->m->arrays[pl->array].source_offset < 0)
+            pl->offset -= shared_offset(c, pl->array); /* module variables keep their layout */
     }
     return MB_OK;
 }

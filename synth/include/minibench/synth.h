@@ -273,6 +273,8 @@ typedef struct mb_clone_array {
     uint64_t bytes;        /**< 0 with is_extern: the launch's dynamic shared memory */
     int is_extern;
     uint32_t align;
+    int64_t source_offset; /**< a function-level shared array: its offset in the original's shared
+                                window (where its addresses were profiled); -1 otherwise */
 } mb_clone_array;
 
 typedef struct mb_clone_param {
