@@ -4,6 +4,7 @@
 #include "cli_cudart.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,8 @@ static int resolve_program(const char *name, char *out, size_t size)
 }
 
 int cli_cudart_exec(const char *prog, char **cmd, const char *const *names,
-                    const char *const *values, int nvars, int preload)
+                    const char *const *values, int nvars, int preload, const char *directory,
+                    int quiet)
 {
     if (!cmd[0])
         return cli_usage_error(prog, "expected a program after '--'");
@@ -123,6 +125,15 @@ int cli_cudart_exec(const char *prog, char **cmd, const char *const *names,
         return MB_EXIT_FAIL;
     }
     if (pid == 0) {
+        if (directory && chdir(directory) != 0) {
+            fprintf(stderr, "%s: cannot enter %s: %s\n", prog, directory, strerror(errno));
+            _exit(127);
+        }
+        if (quiet) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, STDOUT_FILENO);
+        }
         for (int i = 0; i < nvars; i++) {
             if (values[i])
                 setenv(names[i], values[i], 1);
@@ -216,5 +227,5 @@ int cli_cudart_sim(int argc, char **argv, char **cmd)
     const char *values[] = {"sim", config, stats,       kernel,
                             index_s, max_s, ff ? "1" : NULL, ptx,
                             verbose ? "1" : NULL, NULL};
-    return cli_cudart_exec(prog, cmd, names, values, 10, preload != NULL);
+    return cli_cudart_exec(prog, cmd, names, values, 10, preload != NULL, NULL, 0);
 }

@@ -109,7 +109,7 @@ static int profile_program(int argc, char **argv, char **cmd)
                            "MINIBENCH_CUDART_THREADS"};
     const char *values[] = {"profile", output, kernel, index_s, max_s, aggregate ? "1" : NULL,
                             ptx, verbose ? "1" : NULL, NULL};
-    rc = cli_cudart_exec(prog, cmd, names, values, 9, preload != NULL);
+    rc = cli_cudart_exec(prog, cmd, names, values, 9, preload != NULL, NULL, 0);
     struct stat sb;
     if (rc == 0 && stat(index, &sb) != 0) {
         fprintf(stderr, "%s: the program made no launch that matches the selection "

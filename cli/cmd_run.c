@@ -69,7 +69,7 @@ static int run_program(int argc, char **argv, char **cmd)
                            "MINIBENCH_CUDART_THREADS", "MINIBENCH_CUDART_MAX_INSTS",
                            "MINIBENCH_CUDART_VERBOSE"};
     const char *values[] = {"run", ptx, threads_s, max_s, verbose ? "1" : NULL};
-    return cli_cudart_exec(prog, cmd, names, values, 5, preload != NULL);
+    return cli_cudart_exec(prog, cmd, names, values, 5, preload != NULL, NULL, 0);
 }
 
 static double now_seconds(void)

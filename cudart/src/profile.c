@@ -39,6 +39,34 @@ typedef struct profile_state {
     size_t naggregates, cap;
 } profile_state;
 
+/* argv[1..] of this process, from /proc/self/cmdline (NUL-separated). */
+static json_t *program_arguments(void)
+{
+    json_t *args = json_array();
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return args;
+    mb_buf text = MB_BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        mb_buf_append(&text, chunk, n);
+    fclose(f);
+    size_t start = strlen(text.data ? text.data : "") + 1; /* past argv[0] */
+    while (args && text.data && start < text.len) {
+        json_t *a = json_string(text.data + start);
+        if (!a) { /* not UTF-8: the arguments cannot be recorded faithfully */
+            json_decref(args);
+            args = json_null();
+            break;
+        }
+        json_array_append_new(args, a);
+        start += strlen(text.data + start) + 1;
+    }
+    mb_buf_free(&text);
+    return args;
+}
+
 static profile_state *state_of(mb_rt *rt)
 {
     if (rt->profile_state)
@@ -51,6 +79,11 @@ static profile_state *state_of(mb_rt *rt)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[n > 0 ? n : 0] = '\0';
     json_object_set_new(ps->index, "program", json_string(exe));
+    /* what `minibench validate` needs to run the program again */
+    json_object_set_new(ps->index, "arguments", program_arguments());
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd)))
+        json_object_set_new(ps->index, "directory", json_string(cwd));
     json_object_set_new(ps->index, "aggregate", json_boolean(rt->opt.aggregate));
     json_object_set_new(ps->index, "launches", json_array());
     if (rt->opt.kernel) {

@@ -455,6 +455,7 @@ mb_status mb_cudart_options_read(const char *(*get)(void *ctx, const char *name)
         opt->verbose = n != 0;
     opt->config = v.config && v.config[0] ? v.config : NULL;
     opt->stats = v.stats && v.stats[0] ? v.stats : NULL;
+    opt->stats_json = v.stats_json && v.stats_json[0] ? v.stats_json : NULL;
     if (st == MB_OK && v.fast_forward && v.fast_forward[0] &&
         (st = parse_count("MINIBENCH_CUDART_FAST_FORWARD", v.fast_forward, &n, err)) == MB_OK)
         opt->fast_forward = n != 0;

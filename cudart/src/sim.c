@@ -5,7 +5,10 @@
  * and advancing simulated time, unless fast-forwarding, when they run
  * functionally only. The device clock that events read is simulated time.
  * The statistics go to MINIBENCH_CUDART_STATS (rewritten atomically after
- * every launch, totals at exit) or to standard error as they come.
+ * every launch, totals at exit) or to standard error as they come, unless
+ * MINIBENCH_CUDART_STATS_JSON asks for JSON alone: every statistic of the
+ * simulator at exit, with the selected launches' kernels and the CPU time
+ * their simulation took (what `minibench validate` reads).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rt.h"
@@ -16,13 +19,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct sim_state {
     mb_sim *sim;
     double core_mhz;
     mb_buf text;  /* every block so far */
+    mb_buf selected_kernels; /* JSON strings of the selected launches' kernels, comma-separated */
+    double selected_seconds; /* CPU time simulating the selected launches */
     int finished;
 } sim_state;
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* The value of `-option` in config text, or NULL. */
 static const char *config_value(const char *text, const char *option, char *buf, size_t size)
@@ -107,7 +120,7 @@ int rt_sim_timed(mb_rt *rt, const rt_kernel *k, uint64_t index)
 static void emit(mb_rt *rt, sim_state *ss)
 {
     if (!rt->opt.stats) {
-        if (ss->text.len)
+        if (ss->text.len && !rt->opt.stats_json)
             fputs(ss->text.data, stderr);
         mb_buf_reset(&ss->text);
         return;
@@ -130,9 +143,15 @@ mb_status rt_sim_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg,
     mb_sim_stats before = *mb_sim_get_stats(ss->sim);
     mb_exec_options o = *opt;
     o.threads = 1;
+    double start = cpu_seconds();
     mb_status st = mb_sim_launch(ss->sim, k->mod->program, rt->mem, cfg, &o, err);
     if (st != MB_OK)
         return st;
+    if (selected) {
+        ss->selected_seconds += cpu_seconds() - start;
+        /* kernel names are PTX identifiers: no JSON escaping needed */
+        mb_buf_printf(&ss->selected_kernels, "%s\"%s\"", ss->selected_kernels.len ? ", " : "", k->name);
+    }
     const mb_sim_stats *after = mb_sim_get_stats(ss->sim);
     uint64_t cycles = after->cycles - before.cycles;
     uint64_t insts = after->thread_insts - before.thread_insts;
@@ -166,12 +185,34 @@ mb_status rt_sim_launch(mb_rt *rt, rt_kernel *k, const mb_launch_config *cfg,
     return MB_OK;
 }
 
+static void write_json(mb_rt *rt, sim_state *ss)
+{
+    mb_buf out = MB_BUF_INIT;
+    mb_error err;
+    mb_buf_printf(&out, "{\"selected_kernels\": [%s], \"launch_seconds\": %.9f, \"simulator\": ",
+                  ss->selected_kernels.data ? ss->selected_kernels.data : "", ss->selected_seconds);
+    mb_status st = mb_sim_stats_json(ss->sim, &out, &err);
+    mb_buf_puts(&out, "}\n");
+    if (st == MB_OK && out.failed)
+        st = mb_error_set(&err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    if (st == MB_OK)
+        st = mb_write_file_atomic(rt->opt.stats_json, out.data, out.len, &err);
+    if (st != MB_OK) {
+        char msg[1700];
+        mb_error_format(&err, msg, sizeof(msg));
+        rt_warn("cannot write the JSON statistics: %s", msg);
+    }
+    mb_buf_free(&out);
+}
+
 void rt_sim_finish(mb_rt *rt)
 {
     sim_state *ss = rt->sim_state;
     if (!ss || !ss->sim || ss->finished)
         return;
     ss->finished = 1;
+    if (rt->opt.stats_json)
+        write_json(rt, ss);
     mb_buf_puts(&ss->text, "# totals over every simulated launch\n");
     mb_sim_stats_text(ss->sim, &ss->text);
     emit(rt, ss);

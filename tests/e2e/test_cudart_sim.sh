@@ -66,4 +66,12 @@ expect_grep "$TMP/out" "^PASS$" "api_app passes under sim"
 expect_exit 2 "sim with a missing config" -- "$MINIBENCH" sim --config "$TMP/no.config" -- "$BIN/vecadd" 1000
 expect_grep "$TMP/err" "cannot start the simulator" "config failure is reported"
 expect_grep "$TMP/err" "initialization error" "and calls fail with cudaErrorInitializationError"
+# --- JSON statistics of one fast-forwarded launch (what validate reads)
+MINIBENCH_CUDART_STATS_JSON="$TMP/nw.json" expect_exit 0 "sim nw launch 3 as JSON" -- \
+  "$MINIBENCH" sim --config conf1 --launch-index 3 --fast-forward -- "$BIN/nw"
+expect_grep "$TMP/nw.json" '^\{"selected_kernels": \["nw_tile_wavefront"\], "launch_seconds": [0-9.]+, "simulator": \{' "the JSON document's shape"
+expect_grep "$TMP/nw.json" '"gpu_sim_launches": 1,' "only the selected launch was timed"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/nw.json" && pass || fail "the JSON statistics parse"
+! grep -q '^kernel_name = ' "$TMP/err" && pass || fail "JSON alone keeps the text blocks off stderr"
+
 finish

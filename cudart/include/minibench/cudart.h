@@ -68,7 +68,8 @@ mb_status mb_fatbin_extract_ptx(const void *data, size_t avail, char **ptx, size
     X(verbose, "MINIBENCH_CUDART_VERBOSE", "1: one line per launch on standard error")           \
     X(config, "MINIBENCH_CUDART_CONFIG", "simulator preset or config file (sim mode)")            \
     X(stats, "MINIBENCH_CUDART_STATS", "file for the statistics (sim mode; default stderr)")       \
-    X(fast_forward, "MINIBENCH_CUDART_FAST_FORWARD", "1: unselected launches run untimed (sim)")
+    X(fast_forward, "MINIBENCH_CUDART_FAST_FORWARD", "1: unselected launches run untimed (sim)")  \
+    X(stats_json, "MINIBENCH_CUDART_STATS_JSON", "file for every statistic as JSON, at exit (sim)")
 
 typedef enum mb_cudart_mode { MB_CUDART_RUN, MB_CUDART_PROFILE, MB_CUDART_SIM } mb_cudart_mode;
 
@@ -86,6 +87,7 @@ typedef struct mb_cudart_options {
     const char *config;       /**< sim: preset name or config file (NULL: conf3) */
     const char *stats;        /**< sim: statistics file (NULL: standard error) */
     int fast_forward;         /**< sim: unselected launches run functionally only */
+    const char *stats_json;   /**< sim: JSON statistics file written at exit (NULL: none) */
 } mb_cudart_options;
 
 /**
