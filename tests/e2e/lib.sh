@@ -3,7 +3,7 @@
 set -u
 : "${MINIBENCH:?MINIBENCH must point at the minibench binary}"
 : "${MB_SOURCE_DIR:?MB_SOURCE_DIR must point at the source tree}"
-EX="$MB_SOURCE_DIR/examples"
+EX="$(cd "$MB_SOURCE_DIR/examples" && pwd)"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 failures=0

@@ -1,0 +1,362 @@
+/* libminibench_validate: a suite of one example end to end, the report's
+ * numbers and files, statistics read from JSON, and every way a validation
+ * can be refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <minibench/validate.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const double reductions[] = {1, 0};
+static const char *const configs[] = {"conf1", "conf3"};
+
+static mb_validate_options options(void)
+{
+    mb_validate_options o;
+    memset(&o, 0, sizeof(o));
+    o.reductions = reductions;
+    o.nreductions = 2;
+    o.configs = configs;
+    o.nconfigs = 2;
+    o.seed = 1;
+    return o;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+    char *data = NULL;
+    size_t len = 0;
+    mb_error err;
+    assert_int_equal(mb_read_file(path, 1u << 24, &data, &len, &err), MB_OK);
+    return data;
+}
+
+/* A copy of the file at `from` with the first `old` replaced by `new`, written to `to`. */
+static void write_edited(const char *from, const char *to, const char *old, const char *new)
+{
+    char *text = read_text(from);
+    const char *at = strstr(text, old);
+    assert_non_null(at);
+    size_t head = (size_t)(at - text);
+    mb_buf b = MB_BUF_INIT;
+    mb_buf_append(&b, text, head);
+    mb_buf_puts(&b, new);
+    mb_buf_puts(&b, text + head + strlen(old));
+    write_text(to, b.data);
+    mb_buf_free(&b);
+    free(text);
+}
+
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* A suite directory holding examples given by name (links to examples/). */
+static void make_suite(const char *root, const char *const *names, size_t n)
+{
+    assert_int_equal(mkdir(root, 0777), 0);
+    for (size_t i = 0; i < n; i++) {
+        char dir[512], from[1024], to[1024];
+        snprintf(dir, sizeof(dir), "%s/%s", root, names[i]);
+        assert_int_equal(mkdir(dir, 0777), 0);
+        snprintf(from, sizeof(from), "%s/%s/%s.ptx", MB_EXAMPLES_DIR, names[i], names[i]);
+        snprintf(to, sizeof(to), "%s/%s.ptx", dir, names[i]);
+        assert_int_equal(symlink(from, to), 0);
+        snprintf(from, sizeof(from), "%s/%s/launch.json", MB_EXAMPLES_DIR, names[i]);
+        snprintf(to, sizeof(to), "%s/launch.json", dir);
+        assert_int_equal(symlink(from, to), 0);
+    }
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* vecadd is loop-free and regular: its clone must match it closely. */
+static void test_suite_vecadd(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/mb_validate_XXXXXX";
+    char *root = mkdtemp(tmpl);
+    assert_non_null(root);
+    char suite[300], out[300], path[700];
+    snprintf(suite, sizeof(suite), "%s/examples", root);
+    snprintf(out, sizeof(out), "%s/report", root);
+    const char *const names[] = {"vecadd", "devfunc"};
+    make_suite(suite, names, 2);
+    mb_validate_options o = options();
+    mb_validate_suite *s = NULL;
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_validate_suite_run(suite, &o, out, &s, &err), MB_OK);
+    assert_int_equal(s->nentries, 2);
+    /* sorted by name: devfunc is refused by synth, and the suite goes on */
+    assert_string_equal(s->entries[0].name, "devfunc");
+    assert_null(s->entries[0].report);
+    assert_non_null(strstr(s->entries[0].failure, "device functions"));
+    const mb_validate_report *rep = s->entries[1].report;
+    assert_non_null(rep);
+    assert_string_equal(rep->kernel, "vecadd");
+    assert_false(rep->has_loops);
+    assert_int_equal(rep->nconfigs, 2);
+    assert_int_equal(rep->nreductions, 2);
+    for (size_t c = 0; c < 2; c++) {
+        const mb_validate_sample *orig = &rep->original[c];
+        assert_true(orig->cycles > 0 && orig->thread_insts > 0);
+        assert_true(orig->value[MB_VM_IPC] > 0);
+        assert_true(fabs(orig->value[MB_VM_IPC] - (double)orig->thread_insts / (double)orig->cycles) < 1e-3);
+        for (size_t r = 0; r < 2; r++) {
+            const mb_validate_row *row = mb_validate_row_at(rep, c, r);
+            assert_true(fabs(row->rel_error[MB_VM_IPC]) < 0.05);
+            assert_true(fabs(row->inst_ratio - 1) < 0.02);
+            assert_true(row->speedup > 0);
+            assert_true(row->rel_error[MB_VM_IPC] ==
+                        (row->clone.value[MB_VM_IPC] - orig->value[MB_VM_IPC]) / orig->value[MB_VM_IPC]);
+        }
+    }
+    assert_true(rep->trend_kept[0] && rep->trend_kept[1]);
+
+    mb_buf text = MB_BUF_INIT;
+    mb_validate_text(rep, &text);
+    assert_non_null(strstr(text.data, "kernel vecadd"));
+    assert_non_null(strstr(text.data, "conf3       max"));
+    mb_buf_free(&text);
+    mb_validate_suite_text(s, &text);
+    assert_non_null(strstr(text.data, "devfunc            not validated"));
+    assert_non_null(strstr(text.data, "1 kernels validated, 1 not"));
+    mb_buf_free(&text);
+    assert_int_equal(mb_validate_suite_write(s, out, &err), MB_OK);
+
+    /* files: CSV rows, JSON rows, plots, clones, profile, summary */
+    snprintf(path, sizeof(path), "%s/vecadd/validate.csv", out);
+    char *csv = read_text(path);
+    assert_int_equal(count_lines(csv), 1 + 4);
+    assert_non_null(strstr(csv, "vecadd,\"conf3\",max,"));
+    free(csv);
+    snprintf(path, sizeof(path), "%s/vecadd/validate.json", out);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "format")), "minibench-validate-1");
+    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 4);
+    assert_true(json_is_true(json_object_get(json_object_get(doc, "trend_kept"), "max")));
+    json_decref(doc);
+    static const char *const files[] = {"vecadd/speedup.svg", "vecadd/ipc_error.svg",
+                                        "vecadd/ipc_configs.svg", "summary_ipc.svg",
+                                        "summary_speedup.svg", "summary_ipc_error.svg"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", out, files[i]);
+        char *svg = read_text(path);
+        assert_true(strncmp(svg, "<svg", 4) == 0);
+        free(svg);
+    }
+    struct stat sb;
+    snprintf(path, sizeof(path), "%s/vecadd/clones/rmax/clone.cu", out);
+    assert_int_equal(stat(path, &sb), 0);
+    snprintf(path, sizeof(path), "%s/vecadd/profile/vecadd.0.profile.json", out);
+    assert_int_equal(stat(path, &sb), 0);
+    snprintf(path, sizeof(path), "%s/summary.json", out);
+    doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    json_t *means = json_object_get(doc, "means");
+    assert_int_equal(json_integer_value(json_object_get(means, "validated")), 1);
+    assert_int_equal(json_integer_value(json_object_get(means, "failed")), 1);
+    assert_true(json_is_null(json_object_get(means, "hmean_speedup_loop_kernels")));
+    json_decref(doc);
+
+    /* the profile the suite wrote validates on its own, with the same figures */
+    mb_validate_report *again = NULL;
+    snprintf(path, sizeof(path), "%s/vecadd/profile/vecadd.0", out);
+    assert_int_equal(mb_validate_profile(path, &o, &again, &err), MB_OK);
+    assert_int_equal(again->original[0].cycles, rep->original[0].cycles);
+    assert_int_equal(mb_validate_row_at(again, 1, 1)->clone.cycles,
+                     mb_validate_row_at(rep, 1, 1)->clone.cycles);
+    mb_validate_report_free(again);
+    mb_validate_suite_free(s);
+    remove_tree(root);
+}
+
+/* A copy of vecadd's profile in `dir` with index.json `index` (NULL: none). */
+static void make_profile(const char *dir, const char *from, const char *index)
+{
+    assert_int_equal(mkdir(dir, 0777), 0);
+    char path[1400];
+    snprintf(path, sizeof(path), "cp '%s'/vecadd.0.* '%s'", from, dir);
+    assert_int_equal(system(path), 0);
+    if (index) {
+        snprintf(path, sizeof(path), "%s/index.json", dir);
+        write_text(path, index);
+    }
+}
+
+static void expect_failure(const char *prefix, const mb_validate_options *o, mb_status want,
+                           const char *message)
+{
+    mb_validate_report *rep = NULL;
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_validate_profile(prefix, o, &rep, &err), want);
+    assert_null(rep);
+    char text[2048];
+    mb_error_format(&err, text, sizeof(text));
+    if (!strstr(text, message))
+        fail_msg("expected '%s' in '%s'", message, text);
+}
+
+static void test_profile_errors(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/mb_validate_XXXXXX";
+    char *root = mkdtemp(tmpl);
+    assert_non_null(root);
+    char suite[300], out[300], prefix[700], dir[600], path[700], ptx[600], manifest[600], from[600];
+    snprintf(suite, sizeof(suite), "%s/examples", root);
+    snprintf(out, sizeof(out), "%s/report", root);
+    const char *const names[] = {"vecadd"};
+    make_suite(suite, names, 1);
+    mb_validate_options o = options();
+    o.nreductions = 1;
+    o.nconfigs = 1;
+    mb_validate_suite *s = NULL;
+    mb_error err;
+    assert_int_equal(mb_validate_suite_run(suite, &o, out, &s, &err), MB_OK);
+    mb_validate_suite_free(s);
+    snprintf(from, sizeof(from), "%s/vecadd/profile", out);
+    snprintf(prefix, sizeof(prefix), "%s/vecadd.0", from);
+    snprintf(ptx, sizeof(ptx), "%s/vecadd/vecadd.ptx", suite);
+    snprintf(manifest, sizeof(manifest), "%s/vecadd/launch.json", suite);
+
+    /* names */
+    expect_failure("prof/vecadd", &o, MB_ERR_INVALID, "PROFDIR/<kernel>.<n>");
+    expect_failure("prof/vecadd.x", &o, MB_ERR_INVALID, "PROFDIR/<kernel>.<n>");
+    /* no configuration, an unknown one */
+    mb_validate_options none = o;
+    none.nconfigs = 0;
+    expect_failure(prefix, &none, MB_ERR_INVALID, "no configuration");
+    static const char *const bad_config[] = {"no-such-config"};
+    mb_validate_options bad = o;
+    bad.configs = bad_config;
+    expect_failure(prefix, &bad, MB_ERR_INVALID, "no preset or config file named 'no-such-config'");
+
+    /* index.json: missing, not JSON, without the files, of a program */
+    snprintf(dir, sizeof(dir), "%s/p1", root);
+    make_profile(dir, from, NULL);
+    snprintf(path, sizeof(path), "%s/vecadd.0", dir);
+    expect_failure(path, &o, MB_ERR_IO, "index.json");
+    snprintf(dir, sizeof(dir), "%s/p2", root);
+    make_profile(dir, from, "{\"ptx\": ");
+    snprintf(path, sizeof(path), "%s/vecadd.0", dir);
+    expect_failure(path, &o, MB_ERR_PARSE, "");
+    snprintf(dir, sizeof(dir), "%s/p3", root);
+    make_profile(dir, from, "{\"launches\": []}");
+    snprintf(path, sizeof(path), "%s/vecadd.0", dir);
+    expect_failure(path, &o, MB_ERR_INVALID, "lacks the strings \"ptx\" and \"manifest\"");
+    snprintf(dir, sizeof(dir), "%s/p4", root);
+    make_profile(dir, from, "{\"program\": \"/bin/app\", \"arguments\": []}");
+    snprintf(path, sizeof(path), "%s/vecadd.0", dir);
+    expect_failure(path, &o, MB_ERR_UNSUPPORTED, "profile of the program /bin/app");
+
+    /* an original that is not the one profiled: other PTX, other sizes */
+    mb_validate_options other = o;
+    snprintf(path, sizeof(path), "%s/matmul/matmul.ptx", MB_EXAMPLES_DIR);
+    other.ptx = path;
+    other.manifest = manifest;
+    expect_failure(prefix, &other, MB_ERR_INVALID, "");
+    char small[700];
+    snprintf(small, sizeof(small), "%s/small.json", root);
+    write_edited(manifest, small, "1000]", "500]");
+    other.ptx = ptx;
+    other.manifest = small;
+    expect_failure(prefix, &other, MB_ERR_INVALID, "changed since");
+
+    /* a fault in the simulated original names it, the config and the thread */
+    char tiny[700];
+    snprintf(tiny, sizeof(tiny), "%s/tiny.json", root);
+    write_edited(manifest, tiny, "\"count\": 1000", "\"count\": 10");
+    other.manifest = tiny;
+    expect_failure(prefix, &other, MB_ERR_FAULT, "the original on conf1");
+    remove_tree(root);
+}
+
+static void test_sample_from_json(void **state)
+{
+    (void)state;
+    mb_validate_sample s;
+    mb_error err;
+    /* every statistic the metrics read, as the runtime library writes them */
+    mb_buf doc = MB_BUF_INIT;
+    mb_buf_puts(&doc, "{\"selected_kernels\": [\"k\"], \"launch_seconds\": 0.25, \"simulator\": "
+                      "{\"stats\": {\"gpu_sim_cycle\": 100, \"gpu_sim_insn\": 3200, \"gpu_ipc\": 32.0, "
+                      "\"simd_efficiency\": 1.0, \"gmem_transactions_per_request\": 4.0, "
+                      "\"shmem_bank_conflicts_per_request\": 0.5, \"L1D_total_cache_miss_rate\": 0.25, "
+                      "\"L2_total_cache_miss_rate\": 0.125");
+    size_t keep = doc.len;
+    mb_buf_puts(&doc, ", \"dram_bandwidth_utilization\": 0.1, \"stall_fraction_compute_dep\": 0.2}}}");
+    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", &s, &err), MB_OK);
+    assert_int_equal(s.cycles, 100);
+    assert_int_equal(s.thread_insts, 3200);
+    assert_true(s.value[MB_VM_IPC] == 32.0 && s.value[MB_VM_L2_MISS] == 0.125);
+    assert_true(s.value[MB_VM_DEP] == 0.2 && s.seconds == 0.25);
+    /* a statistic missing */
+    doc.len = keep;
+    mb_buf_puts(&doc, "}}}");
+    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", &s, &err),
+                     MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "stats.dram_bandwidth_utilization"));
+    mb_buf_free(&doc);
+    /* not JSON, not the shape */
+    assert_int_equal(mb_validate_sample_from_json("{\n\"a\": ", 7, "s.json", &s, &err), MB_ERR_PARSE);
+    assert_string_equal(err.file, "s.json");
+    assert_int_equal(mb_validate_sample_from_json("{\"simulator\": 1}", 16, "s.json", &s, &err),
+                     MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "launch_seconds"));
+}
+
+static void test_metric_table(void **state)
+{
+    (void)state;
+    assert_string_equal(mb_validate_metric_name(MB_VM_IPC), "ipc");
+    assert_string_equal(mb_validate_metric_label(MB_VM_L1_MISS), "L1 miss rate");
+    assert_string_equal(mb_validate_metric_name(MB_VM_COUNT), "?");
+    for (int m = 0; m < MB_VM_COUNT; m++)
+        for (int k = m + 1; k < MB_VM_COUNT; k++)
+            assert_string_not_equal(mb_validate_metric_name((mb_validate_metric)m),
+                                    mb_validate_metric_name((mb_validate_metric)k));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metric_table),
+        cmocka_unit_test(test_sample_from_json),
+        cmocka_unit_test(test_profile_errors),
+        cmocka_unit_test(test_suite_vecadd),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
