@@ -223,7 +223,7 @@ typedef struct pm_pending {
 } pm_pending;
 
 /*
- * The last request shape of the instruction and what it produced. Two
+ * Request shapes of the instruction and what they produced. Two
  * requests with the same lanes, access size and space whose addresses
  * differ by one constant that is a multiple of M (every unit the rules
  * align to: sector, line, 128-byte segment, 16-word segment of the 1.0
@@ -232,7 +232,15 @@ typedef struct pm_pending {
  * constant. A repeat (a "hit") is then counted by incrementing `hits`; the
  * results are multiplied in when the memo is replaced or at finish. Every
  * value involved was reserved in its histogram by the request that created
- * the memo, so that never allocates.
+ * the memo, so that never allocates (and since histograms only sum counts,
+ * when a memo is flushed does not matter).
+ *
+ * An instruction keeps up to PM_MEMO_SETS x PM_MEMO_WAYS memos, found by a
+ * hash of the lanes, access size, space and the first address modulo M:
+ * a sliding window changes alignment on every request and a wavefront
+ * changes lanes, but both cycle through a few dozen shapes. Memos are
+ * allocated when first recorded, so an instruction with one shape keeps
+ * one.
  *
  * The guard keeps every address of a hit (and of the creating request) an
  * exact integer in [0, 2^64 - access_bytes], where translation cannot wrap.
@@ -255,10 +263,15 @@ typedef struct pm_stride_shape {
 } pm_stride_shape;
 
 #define PM_MEMO_MAX_RUNS 32
-#define PM_MEMO_GIVE_UP 16
+#define PM_MEMO_SETS 64
+#define PM_MEMO_WAYS 2
+/* memos recorded (more than a full cycle of distinct shapes) after which
+ * an instruction whose memos hit less often than they are recorded records
+ * one only every PM_MEMO_RETRY requests: scattered requests rarely repeat */
+#define PM_MEMO_GIVE_UP (PM_MEMO_SETS * PM_MEMO_WAYS + 16)
 #define PM_MEMO_RETRY 64
 typedef struct pm_memo {
-    int valid, recording;
+    int valid;
     uint32_t n, mask, bytes;
     mb_space space;
     uint64_t align_mask; /* M - 1 */
@@ -271,8 +284,6 @@ typedef struct pm_memo {
     uint32_t nruns;      /* lane-stride buckets and counts the request added */
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
     uint64_t hits;
-    uint32_t misses;       /* requests since the last hit; past PM_MEMO_GIVE_UP the memo is
-                              renewed only every PM_MEMO_RETRY requests */
     pm_verified verified;
 } pm_memo;
 
@@ -306,7 +317,10 @@ struct prof_mem {
     uint8_t *sd_state;
     uint64_t sd_other;
 
-    pm_memo memo;
+    pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
+    uint8_t memo_next[PM_MEMO_SETS]; /* per set: the way to replace next */
+    pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
+    uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
     pm_stride_shape shapes[PM_STRIDE_SHAPES];
     uint32_t next_shape;
     pm_affine aff;
@@ -432,7 +446,14 @@ void prof_mem_free(prof_mem *pm)
     free(pm->bank_word);
     free(pm->lt_key);
     free(pm->lt_last);
-    free(pm->memo.line);
+    if (pm->memo) {
+        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
+            if (pm->memo[k]) {
+                free(pm->memo[k]->line);
+                free(pm->memo[k]);
+            }
+        free(pm->memo);
+    }
     free(pm->sd_count);
     free(pm->sd_state);
     free(pm);
@@ -464,15 +485,16 @@ static inline int count_value(uint64_t *direct, prof_hist *h, uint64_t v)
 
 /* Notes a lane-stride count of the request being memoised; a request with
  * too many different strides is not memoised. */
-static void memo_record_stride(pm_memo *m, uint64_t bucket, uint64_t count)
+static void memo_record_stride(prof_mem *pm, uint64_t bucket, uint64_t count)
 {
+    pm_memo *m = pm->rec;
     if (m->nruns > 0 && m->run_bucket[m->nruns - 1] == bucket) {
         m->run_count[m->nruns - 1] += count;
     } else if (m->nruns < PM_MEMO_MAX_RUNS) {
         m->run_bucket[m->nruns] = bucket;
         m->run_count[m->nruns++] = count;
     } else {
-        m->recording = 0;
+        pm->rec = NULL; /* it stays invalid */
     }
 }
 
@@ -492,8 +514,8 @@ static inline int stride_add(prof_mem *pm, uint64_t diff, uint64_t count)
     uint64_t v = diff + PM_STRIDE_BIAS;
     if (pm->stride.count != 0 && pm->stride.value == v) {
         pm->stride.count += count;
-        if (pm->memo.recording)
-            memo_record_stride(&pm->memo, pm->stride.bucket, count);
+        if (pm->rec)
+            memo_record_stride(pm, pm->stride.bucket, count);
         return 1;
     }
     stride_flush(pm);
@@ -506,8 +528,8 @@ static inline int stride_add(prof_mem *pm, uint64_t diff, uint64_t count)
     pm->stride.value = v;
     pm->stride.bucket = bucket;
     pm->stride.count = count;
-    if (pm->memo.recording)
-        memo_record_stride(&pm->memo, bucket, count);
+    if (pm->rec)
+        memo_record_stride(pm, bucket, count);
     return 1;
 }
 
@@ -547,8 +569,8 @@ static int strides_scattered(prof_mem *pm, const uint64_t *a, uint32_t n)
             pm->sd_count[slot]++;
         else
             pm->sd_other++;
-        if (pm->memo.recording)
-            memo_record_stride(&pm->memo, state == 1 ? v : PM_STRIDE_OTHER, 1);
+        if (pm->rec)
+            memo_record_stride(pm, state == 1 ? v : PM_STRIDE_OTHER, 1);
     }
     return 1;
 }
@@ -1270,10 +1292,26 @@ static int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_
  * lie in the span and are predicted, so the exact path would change
  * nothing. The model is recompiled after every change, so that the lanes
  * after it are filtered by the new model. */
+static uint64_t aff_fast_bad(const pm_affine *a, const prof_mem_request *req, uint32_t from);
+
+/* Whether aff_fast_bad over a range equals aff_entry_ok on each of its
+ * entries: it reads the warp-uniform features from entry 0, which is the
+ * same thing when they come as single values (the collector's form). */
+static int aff_range_exact(const pm_affine *a, const prof_mem_request *req)
+{
+    if (req->features || !req->feature_lanes)
+        return 0;
+    for (uint32_t m = a->uniform_mask; m; m &= m - 1)
+        if ((uint32_t)__builtin_ctz(m) < a->nf && req->feature_lanes[__builtin_ctz(m)])
+            return 0;
+    return 1;
+}
+
 static void aff_slow(pm_affine *a, const prof_mem_request *req)
 {
     const uint32_t nf = a->nf;
     int compiled = a->state == AFF_OK;
+    const int range_exact = aff_range_exact(a, req);
     for (uint32_t i = 0; i < req->lanes && a->state != AFF_REFUSED; i++) {
         if (compiled && aff_entry_ok(a, req, i))
             continue;
@@ -1301,6 +1339,10 @@ static void aff_slow(pm_affine *a, const prof_mem_request *req)
             compiled = a->state == AFF_OK && aff_compile(a);
             if (!compiled)
                 a->state = AFF_REFUSED;
+            /* the new model accepts every later entry: nothing left to do
+             * (checked over the range at once rather than entry by entry) */
+            else if (range_exact && i + 1 < req->lanes && !aff_fast_bad(a, req, i + 1))
+                break;
         }
     }
 }
@@ -1393,19 +1435,11 @@ static inline const int64_t *term_array(const prof_mem_request *req, uint32_t f)
     return req->features ? req->features + f : req->feature_lanes[f];
 }
 
-static void aff_request(pm_affine *a, const prof_mem_request *req)
+/* The compiled check over entries [from, lanes) of a request: non-zero
+ * when some entry fails. */
+static uint64_t aff_fast_bad(const pm_affine *a, const prof_mem_request *req, uint32_t from)
 {
-    if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
-        return;
-    const uint32_t n = req->lanes, nf = a->nf;
-    if (nf > 0 && !req->features && !req->feature_lanes) {
-        a->state = AFF_DISABLED;
-        return;
-    }
-    if (a->state == AFF_EMPTY) {
-        aff_slow(a, req);
-        return;
-    }
+    const uint32_t n = req->lanes - from, nf = a->nf;
     /* request-level part: constant and warp-uniform features from entry 0 */
     uint64_t base = (uint64_t)a->c0;
     for (uint32_t t = 0; t < a->npu; t++)
@@ -1419,18 +1453,19 @@ static void aff_request(pm_affine *a, const prof_mem_request *req)
             bad |= s;
         rhs[q] = (uint64_t)0 - s;
     }
-    const uint64_t *y = req->addrs;
+    const uint64_t *y = req->addrs + from;
     const uint32_t npl = a->npl, nlcon = a->nlcon, neq = a->neq;
     if (nlcon == 0 && npl <= 3 && neq <= 3) {
         /* the common shapes, unrolled; features uniform over this request
          * fold into the base or are checked once */
         pm_terms t = {.stride = req->features ? nf : 1,
-                      .idx = req->features ? NULL : req->lane_index};
+                      .idx = req->features || !req->lane_index ? NULL : req->lane_index + from};
+        const size_t skip = t.idx ? 0 : (size_t)from * t.stride; /* direct arrays start at `from` */
         uint32_t P = 0, E = 0;
         for (uint32_t k = 0; k < npl; k++) {
             const int64_t *col = term_array(req, a->pl_idx[k]);
             if (col) {
-                t.p[P] = col;
+                t.p[P] = col + skip;
                 t.c[P++] = a->pl_coef[k];
             } else {
                 base += a->pl_coef[k] * (uint64_t)req->feature_uniform[a->pl_idx[k]];
@@ -1440,7 +1475,7 @@ static void aff_request(pm_affine *a, const prof_mem_request *req)
             const int64_t *col = term_array(req, a->eq_idx[k]);
             uint64_t v = rhs[a->eq_con[k]];
             if (col) {
-                t.e[E] = col;
+                t.e[E] = col + skip;
                 t.v[E++] = v;
             } else {
                 bad |= (uint64_t)req->feature_uniform[a->eq_idx[k]] ^ v;
@@ -1448,10 +1483,21 @@ static void aff_request(pm_affine *a, const prof_mem_request *req)
         }
         bad |= lane_checks[t.idx != NULL][P * 4 + E](&t, y, n, base);
     } else { /* other shapes: entry by entry */
-        for (uint32_t i = 0; i < n && !bad; i++)
+        for (uint32_t i = from; i < req->lanes && !bad; i++)
             bad = !aff_entry_ok(a, req, i);
     }
-    if (bad)
+    return bad;
+}
+
+static void aff_request(pm_affine *a, const prof_mem_request *req)
+{
+    if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
+        return;
+    if (a->nf > 0 && !req->features && !req->feature_lanes) {
+        a->state = AFF_DISABLED;
+        return;
+    }
+    if (a->state == AFF_EMPTY || aff_fast_bad(a, req, 0))
         aff_slow(a, req);
 }
 
@@ -1572,7 +1618,8 @@ static inline int memo_hit(const pm_memo *m, const prof_mem_request *req, uint32
         m->space != req->space)
         return 0;
     const uint64_t *a = req->addrs, a0 = a[0];
-    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi)
+    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi ||
+        a[n - 1] - a0 != m->delta[n - 1]) /* (most scattered requests differ there) */
         return 0;
     uint64_t diff = 0;
     for (uint32_t i = 1; i < n; i++)
@@ -1589,10 +1636,9 @@ static void add_reserved(uint64_t *direct, prof_hist *h, uint64_t v, uint64_t hi
         (void)prof_hist_add(h, v, hits);
 }
 
-/* Multiplies the memo's repeats into the results. */
-static void memo_flush(prof_mem *pm)
+/* Multiplies a memo's repeats into the results. */
+static void memo_flush(prof_mem *pm, pm_memo *m)
 {
-    pm_memo *m = &pm->memo;
     if (!m->valid || m->hits == 0)
         return;
     const uint64_t h = m->hits;
@@ -1610,11 +1656,38 @@ static void memo_flush(prof_mem *pm)
     m->hits = 0;
 }
 
-/* Makes the request just counted the memo, when its addresses allow. */
-static void memo_store(prof_mem *pm, const prof_mem_request *req, uint32_t mask,
+/* M - 1 for a request of this space and access size (see pm_memo). */
+static uint64_t memo_align_mask(const prof_mem *pm, mb_space space, uint64_t off)
+{
+    uint64_t align = pm->cfg.line_bytes;
+    const uint64_t bank_row = pm->nbanks << pm->bank_sh;
+    if (space == MB_SPACE_SHARED) {
+        if (bank_row > align)
+            align = bank_row;
+    } else {
+        const uint64_t w = off + 1, seg10 = (w == 4 || w == 8 || w == 16) ? 16 * w : 0;
+        if (pm->cfg.sector_bytes > align)
+            align = pm->cfg.sector_bytes;
+        if (128 > align)
+            align = 128; /* the largest 1.2 segment */
+        if (seg10 > align)
+            align = seg10;
+    }
+    return align - 1;
+}
+
+/* The memo set of a request (a hash of what memo_hit compares first). */
+static uint32_t memo_set(const prof_mem_request *req, uint32_t mask, uint64_t align_mask)
+{
+    uint64_t k = ((uint64_t)mask << 32) ^ (req->addrs[0] & align_mask) ^
+                 ((uint64_t)req->access_bytes << 20) ^ ((uint64_t)req->space << 28);
+    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 58) & (PM_MEMO_SETS - 1);
+}
+
+/* Makes the request just counted the memo m, when its addresses allow. */
+static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, uint32_t mask,
                        const uint64_t *line, uint64_t lfirst, uint64_t nlines)
 {
-    pm_memo *m = &pm->memo;
     const uint32_t n = req->lanes;
     const uint64_t *a = req->addrs, a0 = a[0];
     const uint64_t off = (req->access_bytes ? req->access_bytes : 1) - 1;
@@ -1638,21 +1711,7 @@ static void memo_store(prof_mem *pm, const prof_mem_request *req, uint32_t mask,
         return;
     for (uint64_t l = 0; l < nlines; l++)
         m->line[l] = line ? line[l] : lfirst + l;
-    uint64_t align = pm->cfg.line_bytes;
-    const uint64_t bank_row = pm->nbanks << pm->bank_sh;
-    if (req->space == MB_SPACE_SHARED) {
-        if (bank_row > align)
-            align = bank_row;
-    } else {
-        const uint64_t w = off + 1, seg10 = (w == 4 || w == 8 || w == 16) ? 16 * w : 0;
-        if (pm->cfg.sector_bytes > align)
-            align = pm->cfg.sector_bytes;
-        if (128 > align)
-            align = 128; /* the largest 1.2 segment */
-        if (seg10 > align)
-            align = seg10;
-    }
-    m->align_mask = align - 1;
+    m->align_mask = memo_align_mask(pm, req->space, off);
     m->n = n;
     m->mask = mask;
     m->bytes = req->access_bytes;
@@ -1685,25 +1744,51 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
     const int shared = req->space == MB_SPACE_SHARED;
     const unsigned space = (unsigned)req->space & 15;
 
-    pm_memo *memo = &pm->memo;
     const uint32_t mask = request_mask(req);
-    if (mask && memo_hit(memo, req, mask)) {
-        memo->hits++;
-        memo->misses = 0;
-        const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
-        for (uint64_t l = 0; l < memo->lines; l++)
-            if (!touch_line(pm, memo->line[l] + shift, space, r))
-                return 0;
-        aff_check(pm, req, &memo->verified);
-        return 1;
+    uint32_t set = 0;
+    if (mask && pm->memo) {
+        set = memo_set(req, mask, memo_align_mask(pm, req->space, off));
+        for (uint32_t w = 0; w < PM_MEMO_WAYS; w++) {
+            pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
+            if (!memo || !memo_hit(memo, req, mask))
+                continue;
+            memo->hits++;
+            pm->memo_hits++;
+            pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
+            const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
+            for (uint64_t l = 0; l < memo->lines; l++)
+                if (!touch_line(pm, memo->line[l] + shift, space, r))
+                    return 0;
+            aff_check(pm, req, &memo->verified);
+            return 1;
+        }
     }
-    memo_flush(pm);
-    memo->valid = 0;
-    /* scattered requests never repeat: stop paying for a memo that misses */
-    if (memo->misses < PM_MEMO_GIVE_UP)
-        memo->misses++;
-    memo->recording = mask != 0 && (memo->misses < PM_MEMO_GIVE_UP || r % PM_MEMO_RETRY == 0);
-    memo->nruns = 0;
+    /* scattered requests never repeat: stop paying for memos that miss */
+    pm->rec = NULL;
+    uint32_t way = 0;
+    if (mask != 0 && (pm->memo_records < PM_MEMO_GIVE_UP || pm->memo_hits >= pm->memo_records ||
+                      r % PM_MEMO_RETRY == 0)) {
+        if (!pm->memo) {
+            pm->memo = calloc(PM_MEMO_SETS * PM_MEMO_WAYS, sizeof(pm_memo *));
+            set = pm->memo ? memo_set(req, mask, memo_align_mask(pm, req->space, off)) : 0;
+        }
+        if (pm->memo) { /* an empty way, else the one due for replacement */
+            way = pm->memo_next[set];
+            for (uint32_t w = PM_MEMO_WAYS; w-- > 0;)
+                if (!pm->memo[set * PM_MEMO_WAYS + w] || !pm->memo[set * PM_MEMO_WAYS + w]->valid)
+                    way = w;
+            pm_memo **slot = &pm->memo[set * PM_MEMO_WAYS + way];
+            if (!*slot)
+                *slot = calloc(1, sizeof(pm_memo)); /* none: simply no memo */
+            if (*slot) {
+                memo_flush(pm, *slot);
+                (*slot)->valid = 0;
+                (*slot)->nruns = 0;
+                pm->rec = *slot;
+                pm->memo_records++;
+            }
+        }
+    }
 
     /* lane strides; constant-stride detection */
     int cst = 1;
@@ -1794,19 +1879,22 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
                 return 0;
     }
 
-    if (memo->recording) {
+    pm_memo *memo = pm->rec;
+    pm->rec = NULL;
+    if (memo) {
         memo->sectors = nsec;
         memo->lines = nlines;
         memo->cc10 = t10;
         memo->cc12 = t12;
         memo->degree = deg;
-        memo->recording = 0;
-        memo_store(pm, req, mask, line_range ? NULL : pm->lines, lfirst, nlines);
+        memo_store(pm, memo, req, mask, line_range ? NULL : pm->lines, lfirst, nlines);
+        if (memo->valid)
+            pm->memo_next[set] = (uint8_t)((way + 1) % PM_MEMO_WAYS);
     }
     pm_verified *shape = NULL;
     if (mask && cst && pm->aff.state == AFF_OK && req->warp_tag)
         shape = stride_shape(pm, mask, n, d);
-    else if (memo->valid)
+    else if (memo && memo->valid)
         shape = &memo->verified;
     aff_check(pm, req, shape);
     return 1;
@@ -1817,7 +1905,10 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
 const prof_mem_result *prof_mem_finish(prof_mem *pm)
 {
     prof_mem_result *res = &pm->res;
-    memo_flush(pm);
+    if (pm->memo)
+        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
+            if (pm->memo[k])
+                memo_flush(pm, pm->memo[k]);
     stride_flush(pm);
     strides_drain(pm);
     drain(pm->d_sectors, PM_DIRECT, &res->sectors);
