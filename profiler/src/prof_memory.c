@@ -533,10 +533,12 @@ static inline int stride_add(prof_mem *pm, uint64_t diff, uint64_t count)
     return 1;
 }
 
-/* The lane strides of a request without a constant stride. Small strides
+/* The lane strides of a request without a constant stride: small strides
  * (the data-dependent indices into one array that make strides scatter)
- * are counted in a table, the rest through stride_add. */
-static int strides_scattered(prof_mem *pm, const uint64_t *a, uint32_t n)
+ * are counted in a table, allocated here on the first such request (when
+ * that fails, every stride goes through stride_add), the rest through
+ * stride_add. */
+static void strides_table(prof_mem *pm)
 {
     const uint64_t span = 2 * PM_STRIDE_DIRECT;
     if (!pm->sd_count) {
@@ -549,29 +551,69 @@ static int strides_scattered(prof_mem *pm, const uint64_t *a, uint32_t n)
             pm->sd_state = NULL;
         }
     }
+}
+
+/* One lane stride of a scattered request, in lane order. */
+static int stride_one(prof_mem *pm, uint64_t diff)
+{
+    const uint64_t slot = diff + PM_STRIDE_DIRECT;
+    if (slot > 2 * PM_STRIDE_DIRECT || !pm->sd_count)
+        return stride_add(pm, diff, 1);
     prof_hist *h = &pm->res.lane_stride;
-    for (uint32_t k = 1; k < n; k++) {
-        const uint64_t diff = a[k] - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
-        if (slot > span || !pm->sd_count) {
-            if (!stride_add(pm, diff, 1))
-                return 0;
-            continue;
-        }
-        const uint64_t v = diff + PM_STRIDE_BIAS;
-        uint8_t state = pm->sd_state[slot];
-        if (state == 0) { /* the same decision stride_add makes */
-            uint64_t bucket = h->n >= PM_STRIDE_CAP && !prof_hist_contains(h, v) ? PM_STRIDE_OTHER : v;
-            if (!prof_hist_add(h, bucket, 0))
-                return 0;
-            state = pm->sd_state[slot] = bucket == v ? 1 : 2;
-        }
-        if (state == 1)
-            pm->sd_count[slot]++;
-        else
-            pm->sd_other++;
-        if (pm->rec)
-            memo_record_stride(pm, state == 1 ? v : PM_STRIDE_OTHER, 1);
+    const uint64_t v = diff + PM_STRIDE_BIAS;
+    uint8_t state = pm->sd_state[slot];
+    if (state == 0) { /* the same decision stride_add makes */
+        uint64_t bucket = h->n >= PM_STRIDE_CAP && !prof_hist_contains(h, v) ? PM_STRIDE_OTHER : v;
+        if (!prof_hist_add(h, bucket, 0))
+            return 0;
+        state = pm->sd_state[slot] = bucket == v ? 1 : 2;
     }
+    if (state == 1)
+        pm->sd_count[slot]++;
+    else
+        pm->sd_other++;
+    if (pm->rec)
+        memo_record_stride(pm, state == 1 ? v : PM_STRIDE_OTHER, 1);
+    return 1;
+}
+
+/* What one pass over a scattered request finds besides its lane strides. */
+typedef struct pm_scan {
+    uint64_t lo, hi; /* lowest and highest address */
+    uint64_t any;    /* OR of the addresses: with off, bounds every lane's offset in a unit */
+    int asc, desc;   /* monotone addresses */
+} pm_scan;
+
+/* The lane strides of a request without a constant stride, in lane order
+ * (stride_one), fused with the scan for its range and order: one pass over
+ * the lanes instead of two. A stride already known to have its own table
+ * slot is counted inline while no memo is being recorded. */
+static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc)
+{
+    strides_table(pm);
+    uint64_t *cnt = pm->sd_count;
+    const uint8_t *st = pm->sd_state;
+    uint64_t lo = a[0], hi = a[0], any = a[0];
+    int asc = 1, desc = 1;
+    if (pm->rec)
+        cnt = NULL; /* a memo being recorded notes every stride (stride_one) */
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t x = a[k], prev = a[k - 1], diff = x - prev, slot = diff + PM_STRIDE_DIRECT;
+        if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
+            cnt[slot]++;
+        else if (!stride_one(pm, diff))
+            return 0;
+        asc &= x >= prev;
+        desc &= x <= prev;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        any |= x;
+    }
+    sc->lo = lo;
+    sc->hi = hi;
+    sc->any = any;
+    sc->asc = asc;
+    sc->desc = desc;
     return 1;
 }
 
@@ -700,15 +742,21 @@ static inline uint64_t bit_range(uint64_t s, uint64_t e)
  * them). 0 when the range is wider.
  */
 static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off,
-                             uint64_t lo, uint64_t hi, int need_sectors, uint64_t *sectors,
-                             uint64_t *nlines)
+                             uint64_t lo, uint64_t hi, int need_sectors, int one_sector,
+                             uint64_t *sectors, uint64_t *nlines)
 {
     const unsigned ss = pm->sec_sh, ls = pm->line_sh;
     const uint64_t s0 = lo >> ss, l0 = lo >> ls;
     if ((end_of(hi, off) >> ss) - s0 >= 64 || (end_of(hi, off) >> ls) - l0 >= 64)
         return 0;
     uint64_t sbits = 0, lbits = 0;
-    if (need_sectors) {
+    if (one_sector && ls >= ss) { /* every lane within one sector, so within one line */
+        if (need_sectors)
+            for (uint32_t i = 0; i < n; i++)
+                sbits |= 1ull << ((a[i] >> ss) - s0);
+        for (uint32_t i = 0; i < n; i++)
+            lbits |= 1ull << ((a[i] >> ls) - l0);
+    } else if (need_sectors) {
         for (uint32_t i = 0; i < n; i++) {
             uint64_t e = end_of(a[i], off);
             sbits |= bit_range((a[i] >> ss) - s0, (e >> ss) - s0);
@@ -749,8 +797,10 @@ static uint64_t cc10_half(const prof_mem_request *req, const uint64_t *a, uint32
     return w == 16 ? 2 : 1;
 }
 
+/* glo: the request's lowest segment when all its segments lie within 64
+ * of it (UINT64_MAX: unknown), so the half-warp needs no range pass. */
 static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned seg_sh, int cst,
-                          uint64_t d)
+                          uint64_t d, uint64_t glo)
 {
     uint32_t active = e - b;
     if (cst) {
@@ -759,6 +809,12 @@ static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned se
             return active; /* every thread in its own segment */
         uint64_t s0 = a[b] >> seg_sh, s1 = a[e - 1] >> seg_sh;
         return (s0 > s1 ? s0 - s1 : s1 - s0) + 1;
+    }
+    if (glo != UINT64_MAX) {
+        uint64_t bits = 0;
+        for (uint32_t i = b; i < e; i++)
+            bits |= 1ull << ((a[i] >> seg_sh) - glo);
+        return mb_popcount64(bits);
     }
     uint64_t lo = a[b] >> seg_sh, hi = lo;
     for (uint32_t i = b + 1; i < e; i++) {
@@ -783,17 +839,20 @@ static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned se
     return count;
 }
 
-/* Sums per-half-warp counts for one request. */
+/* Sums per-half-warp counts for one request (sc: its scan, or NULL). */
 static void cc1x(const prof_mem_request *req, const uint64_t *a, uint32_t n, uint64_t w, int cst,
-                 uint64_t d, uint64_t *t10, uint64_t *t12)
+                 uint64_t d, const pm_scan *sc, uint64_t *t10, uint64_t *t12)
 {
     unsigned seg_sh = w == 1 ? 5 : w == 2 ? 6 : 7;
+    uint64_t glo = UINT64_MAX;
+    if (sc && (sc->hi >> seg_sh) - (sc->lo >> seg_sh) < 64)
+        glo = sc->lo >> seg_sh;
     uint64_t s10 = 0, s12 = 0;
     uint32_t b = 0;
     while (b < n) {
         uint32_t e = half_end(req, b, n);
         s10 += cc10_half(req, a, b, e, w, cst, d);
-        s12 += cc12_half(a, b, e, seg_sh, cst, d);
+        s12 += cc12_half(a, b, e, seg_sh, cst, d, glo);
         b = e;
     }
     *t10 = s10;
@@ -821,6 +880,51 @@ static uint32_t bank_generation(prof_mem *pm)
         pm->bank_gen = 1;
     }
     return pm->bank_gen;
+}
+
+/*
+ * The bank degree of a scattered request whose lanes each touch one word,
+ * within 4096 words, with at most 64 banks: the distinct words as a bitmap
+ * based at a multiple of 64 words, so that bit j of every bitmap word is
+ * in bank j mod banks; each bitmap word adds its chunks of `banks` bits to
+ * per-bank counters kept bit-sliced (plane p holds bit p of every bank's
+ * count: at most 32 distinct words, so 6 planes), and the largest counter
+ * is read from the top plane down. 0 when the request does not qualify.
+ */
+static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, const pm_scan *sc,
+                             uint64_t *deg)
+{
+    const unsigned bs = pm->bank_sh;
+    const uint64_t nb = pm->nbanks;
+    const uint64_t wbase = (sc->lo >> bs) & ~(uint64_t)63;
+    if (nb > 64 || n > 32 || (sc->hi >> bs) - wbase >= 4096)
+        return 0;
+    uint64_t bits[64];
+    const uint32_t nwords = (uint32_t)(((sc->hi >> bs) - wbase) >> 6) + 1;
+    memset(bits, 0, nwords * sizeof(uint64_t));
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t w = (a[i] >> bs) - wbase;
+        bits[w >> 6] |= 1ull << (w & 63);
+    }
+    const uint64_t chunk = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1;
+    uint64_t plane[6] = {0};
+    for (uint32_t j = 0; j < nwords; j++)
+        for (uint64_t x = bits[j]; x; x = nb == 64 ? 0 : x >> nb) {
+            uint64_t carry = x & chunk;
+            for (uint32_t p = 0; p < 6 && carry; p++) {
+                const uint64_t t = plane[p] & carry;
+                plane[p] ^= carry;
+                carry = t;
+            }
+        }
+    uint64_t cand = chunk, best = 0;
+    for (uint32_t p = 6; p-- > 0;)
+        if (plane[p] & cand) {
+            cand &= plane[p];
+            best |= (uint64_t)1 << p;
+        }
+    *deg = best;
+    return 1;
 }
 
 static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
@@ -1793,6 +1897,7 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
     /* lane strides; constant-stride detection */
     int cst = 1;
     uint64_t d = 0;
+    pm_scan sc = {0, 0, 0, 0, 0};
     if (n >= 2) {
         d = a[1] - a[0];
         /* a[i] == a[0] + i d for every lane, four lanes per step */
@@ -1810,7 +1915,7 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
-        } else if (!strides_scattered(pm, a, n)) {
+        } else if (!scatter_scan(pm, a, n, &sc)) {
             return 0;
         }
     }
@@ -1834,17 +1939,12 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
         if (cst) {
             nlines = units_monotone(pm, a, n, neg ? -1 : 1, off, &nsec);
         } else {
-            int asc = 1, desc = 1;
-            uint64_t lo = a[0], hi = a[0];
-            for (uint32_t i = 1; i < n; i++) {
-                asc &= a[i] >= a[i - 1];
-                desc &= a[i] <= a[i - 1];
-                lo = a[i] < lo ? a[i] : lo;
-                hi = a[i] > hi ? a[i] : hi;
-            }
-            if (asc || desc) {
-                nlines = units_monotone(pm, a, n, asc ? 1 : -1, off, &nsec);
-            } else if (!units_small_range(pm, a, n, off, lo, hi, !shared, &nsec, &nlines)) {
+            const uint64_t smask = ((uint64_t)1 << pm->sec_sh) - 1;
+            const int one_sector = (sc.any & smask) + off <= smask;
+            if (sc.asc || sc.desc) {
+                nlines = units_monotone(pm, a, n, sc.asc ? 1 : -1, off, &nsec);
+            } else if (!units_small_range(pm, a, n, off, sc.lo, sc.hi, !shared, one_sector, &nsec,
+                                          &nlines)) {
                 if (!grow_u64(&pm->tmp, &pm->tmp_cap, n))
                     return 0;
                 memcpy(pm->tmp, a, (size_t)n * sizeof(uint64_t));
@@ -1856,11 +1956,15 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
 
     uint64_t deg = 0, t10 = 0, t12 = 0;
     if (shared) {
-        if (!bank_degree(pm, a, n, off, cst, d, &deg) ||
-            !count_value(pm->d_bank, &res->bank_degree, deg))
+        const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
+        const int one_word = !cst && (sc.any & wmask) + off <= wmask;
+        if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
+            !bank_degree(pm, a, n, off, cst, d, &deg))
+            return 0;
+        if (!count_value(pm->d_bank, &res->bank_degree, deg))
             return 0;
     } else {
-        cc1x(req, a, n, bytes, cst, d, &t10, &t12);
+        cc1x(req, a, n, bytes, cst, d, cst ? NULL : &sc, &t10, &t12);
         if (!count_value(pm->d_sectors, &res->sectors, nsec) ||
             !count_value(pm->d_lines, &res->lines, nlines) ||
             !count_value(pm->d_cc10, &res->cc10_transactions, t10) ||
