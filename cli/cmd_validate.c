@@ -44,6 +44,8 @@ static const char validate_help[] =
     "                     REPORTDIR/<example>/profile and validated into REPORTDIR/<example>;\n"
     "                     REPORTDIR/summary.{txt,csv,json} and summary_*.svg hold the\n"
     "                     means (absolute IPC error, harmonic-mean speedup)\n"
+    "  --manifest NAME    with --suite: the manifest file of each example (default\n"
+    "                     launch.json; examples/*/launch_large.json are validation sizes)\n"
     "  -o, --output DIR   the report directory (created if missing); required\n"
     "  -h, --help         show this help\n"
     "\n"
@@ -117,12 +119,12 @@ int cmd_validate(int argc, char **argv)
 {
     const char *prog = "minibench validate";
     const char *red_s = NULL, *config_s = NULL, *seed_s = NULL, *repeat_s = NULL, *ptx = NULL,
-               *launch = NULL, *max_s = NULL, *suite = NULL, *output = NULL;
+               *launch = NULL, *max_s = NULL, *suite = NULL, *output = NULL, *manifest = NULL;
     cli_option opts[] = {{"--reduction", NULL, 1, &red_s}, {"--config", NULL, 1, &config_s},
                          {"--seed", NULL, 1, &seed_s},     {"--repeat", NULL, 1, &repeat_s},
                          {"--ptx", NULL, 1, &ptx},         {"--launch", NULL, 1, &launch},
                          {"--max-insts", NULL, 1, &max_s}, {"--suite", NULL, 1, &suite},
-                         {"--output", "-o", 1, &output}};
+                         {"--manifest", NULL, 1, &manifest}, {"--output", "-o", 1, &output}};
     const char *files[1];
     int nfiles = 0;
     int rc = cli_parse(prog, argc, argv, opts, sizeof(opts) / sizeof(opts[0]), files, 1, &nfiles,
@@ -136,6 +138,8 @@ int cmd_validate(int argc, char **argv)
         return cli_usage_error(prog, "-o REPORTDIR is required");
     if (suite && (ptx || launch))
         return cli_usage_error(prog, "--ptx and --launch name one original; --suite finds its own");
+    if (manifest && (!suite || !manifest[0] || strchr(manifest, '/')))
+        return cli_usage_error(prog, "--manifest NAME goes with --suite and names a file, not a path");
     if ((ptx != NULL) != (launch != NULL))
         return cli_usage_error(prog, "--ptx and --launch go together");
     double reductions[MAX_LIST];
@@ -158,8 +162,8 @@ int cmd_validate(int argc, char **argv)
     }
     int tty = isatty(STDERR_FILENO);
     mb_validate_options o = {reductions, nreductions, (const char *const *)configs, (size_t)nconfigs,
-                             seed, (unsigned)repeat, ptx, launch, max_insts, NULL, NULL,
-                             show_progress, &tty};
+                             seed, (unsigned)repeat, ptx, launch, max_insts, manifest, NULL,
+                             NULL, show_progress, &tty};
     mb_error err;
     mb_error_clear(&err);
     mb_buf text = MB_BUF_INIT;

@@ -70,6 +70,12 @@ rm "$TMP/suite/vecadd/launch.json" "$TMP/suite/reduce_seq/launch.json"
 expect_exit 1 "a suite where nothing validates" -- "$MINIBENCH" validate --suite "$TMP/suite" --reduction max --config conf1 -o "$TMP/srep2"
 expect_grep "$TMP/err" "no example could be validated" "an empty result is an error"
 expect_exit 1 "not a suite" -- "$MINIBENCH" validate --suite "$TMP/nope" -o "$TMP/srep3"
+expect_exit 2 "--manifest without --suite" -- "$MINIBENCH" validate prof/k.0 --manifest x.json -o "$TMP/r"
+expect_exit 2 "--manifest as a path" -- "$MINIBENCH" validate --suite "$TMP/suite" --manifest a/x.json -o "$TMP/r"
+cp "$EX/vecadd/launch.json" "$TMP/suite/vecadd/other.json"
+expect_exit 0 "a suite with another manifest name" -- "$MINIBENCH" validate --suite "$TMP/suite" --manifest other.json --reduction max --config conf1 -o "$TMP/srep4"
+expect_grep "$TMP/out" "^vecadd +no +max" "only the example with that manifest"
+expect_grep "$TMP/out" "1 kernels validated, 0 not.* - over 0 kernels with loops" "no loop kernel: no speedup mean"
 
 # --- a profile of an unmodified program: the program runs again on the runtime library
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}

@@ -31,6 +31,11 @@ static mb_status path_join(char *out, size_t size, const char *a, const char *b,
     return MB_OK;
 }
 
+static const char *manifest_name(const mb_validate_options *opt)
+{
+    return opt->suite_manifest ? opt->suite_manifest : "launch.json";
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -42,8 +47,9 @@ static int is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* The subdirectories of `dir` that hold a launch.json, sorted. */
-static mb_status list_examples(const char *dir, char ***out, size_t *n, mb_error *err)
+/* The subdirectories of `dir` that hold the manifest `manifest`, sorted. */
+static mb_status list_examples(const char *dir, const char *manifest, char ***out, size_t *n,
+                               mb_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -55,7 +61,7 @@ static mb_status list_examples(const char *dir, char ***out, size_t *n, mb_error
         if (e->d_name[0] == '.')
             continue;
         char path[PATH_MAX];
-        snprintf(path, sizeof(path), "%s/%s/launch.json", dir, e->d_name);
+        snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name, manifest);
         if (!is_file(path))
             continue;
         st = MB_GROW(names, cap, count + 1);
@@ -67,7 +73,7 @@ static mb_status list_examples(const char *dir, char ***out, size_t *n, mb_error
     closedir(d);
     if (st == MB_OK && count == 0)
         st = mb_error_set(err, MB_ERR_INVALID, dir, 0, 0,
-                          "no example here: no subdirectory holds a launch.json");
+                          "no example here: no subdirectory holds a %s", manifest);
     if (st != MB_OK) {
         for (size_t i = 0; i < count; i++)
             free(names[i]);
@@ -232,7 +238,7 @@ static mb_status run_example(const char *dir, const char *name, const mb_validat
     uint32_t hot = 0;
     mb_status st = path_join(exdir, sizeof(exdir), dir, name, err);
     if (st == MB_OK)
-        st = path_join(manifest, sizeof(manifest), exdir, "launch.json", err);
+        st = path_join(manifest, sizeof(manifest), exdir, manifest_name(opt), err);
     if (st == MB_OK)
         st = path_join(exout, sizeof(exout), outdir, name, err);
     if (st == MB_OK)
@@ -285,7 +291,7 @@ mb_status mb_validate_suite_run(const char *dir, const mb_validate_options *opt,
     char **names = NULL;
     size_t n = 0;
     *out = NULL;
-    mb_status st = list_examples(dir, &names, &n, err);
+    mb_status st = list_examples(dir, manifest_name(opt), &names, &n, err);
     if (st != MB_OK)
         return st;
     mb_validate_suite *s = calloc(1, sizeof(*s));

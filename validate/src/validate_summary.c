@@ -95,13 +95,18 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
     mb_error ignored;
     if (means_of(s, &m, &ignored) != MB_OK)
         return;
+    char loops[32] = "-", flat[32] = "-";
+    if (isfinite(m.hmean_speedup_loops))
+        snprintf(loops, sizeof(loops), "%.2fx", m.hmean_speedup_loops);
+    if (isfinite(m.hmean_speedup_flat))
+        snprintf(flat, sizeof(flat), "%.2fx", m.hmean_speedup_flat);
     mb_buf_printf(out,
                   "\n%zu kernels validated, %zu not. Mean |IPC error| at the largest reduction: %.2f%% "
-                  "(%zu kernels above %.0f%%). Harmonic-mean speedup: %.2fx over %zu kernels with "
-                  "loops, %.2fx over %zu loop-free ones. Config ranking kept by %zu of %zu.\n",
+                  "(%zu kernels above %.0f%%). Harmonic-mean speedup: %s over %zu kernels with "
+                  "loops, %s over %zu loop-free ones. Config ranking kept by %zu of %zu.\n",
                   m.validated, m.failed, 100 * m.mean_abs_ipc_error, m.over_bound,
-                  100 * kernel_error_bound, m.hmean_speedup_loops, m.loop_kernels,
-                  m.hmean_speedup_flat, m.validated - m.loop_kernels, m.trend_kept, m.validated);
+                  100 * kernel_error_bound, loops, m.loop_kernels, flat, m.validated - m.loop_kernels,
+                  m.trend_kept, m.validated);
 }
 
 static json_t *number(double v)

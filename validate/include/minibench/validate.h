@@ -81,6 +81,7 @@ typedef struct mb_validate_options {
     unsigned repeat;              /**< timing repetitions (median); 0 means 1 */
     const char *ptx, *manifest;   /**< the original's files; NULL: from the profile's index.json */
     uint64_t max_warp_insts;      /**< per simulated launch; 0: no limit */
+    const char *suite_manifest;   /**< suites: each example's manifest file name (NULL: launch.json) */
     mb_validate_original_fn original; /**< NULL: simulate the PTX and manifest in-process */
     void *original_ctx;
     mb_validate_progress_fn progress;
@@ -168,8 +169,8 @@ typedef struct mb_validate_suite {
 } mb_validate_suite;
 
 /**
- * Validates every example of `dir` (each subdirectory holding a launch.json
- * and one .ptx file): profiles its launch with the most thread instructions
+ * Validates every example of `dir` (each subdirectory holding the manifest
+ * `opt->suite_manifest`, by default launch.json, and one .ptx file): profiles its launch with the most thread instructions
  * into outdir/<example>/profile, validates it and writes its report into
  * outdir/<example>. A kernel that cannot be validated is recorded with the
  * reason and the suite goes on.
