@@ -72,7 +72,7 @@ void mb_validate_report_free(mb_validate_report *rep)
 {
     if (!rep)
         return;
-    for (size_t i = 0; i < rep->nconfigs; i++)
+    for (size_t i = 0; rep->configs && i < rep->nconfigs; i++)
         free(rep->configs[i]);
     for (size_t i = 0; rep->clones && i < rep->nreductions; i++)
         mb_clone_free(rep->clones[i]);
