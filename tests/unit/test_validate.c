@@ -318,22 +318,26 @@ static void test_sample_from_json(void **state)
                       "\"L2_total_cache_miss_rate\": 0.125");
     size_t keep = doc.len;
     mb_buf_puts(&doc, ", \"dram_bandwidth_utilization\": 0.1, \"stall_fraction_compute_dep\": 0.2}}}");
-    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", &s, &err), MB_OK);
+    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", "k", &s, &err), MB_OK);
     assert_int_equal(s.cycles, 100);
     assert_int_equal(s.thread_insts, 3200);
     assert_true(s.value[MB_VM_IPC] == 32.0 && s.value[MB_VM_L2_MISS] == 0.125);
     assert_true(s.value[MB_VM_DEP] == 0.2 && s.seconds == 0.25);
+    /* another kernel ran */
+    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", "other", &s, &err),
+                     MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "ran k, not other"));
     /* a statistic missing */
     doc.len = keep;
     mb_buf_puts(&doc, "}}}");
-    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", &s, &err),
+    assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", NULL, &s, &err),
                      MB_ERR_INVALID);
     assert_non_null(strstr(err.msg, "stats.dram_bandwidth_utilization"));
     mb_buf_free(&doc);
     /* not JSON, not the shape */
-    assert_int_equal(mb_validate_sample_from_json("{\n\"a\": ", 7, "s.json", &s, &err), MB_ERR_PARSE);
+    assert_int_equal(mb_validate_sample_from_json("{\n\"a\": ", 7, "s.json", NULL, &s, &err), MB_ERR_PARSE);
     assert_string_equal(err.file, "s.json");
-    assert_int_equal(mb_validate_sample_from_json("{\"simulator\": 1}", 16, "s.json", &s, &err),
+    assert_int_equal(mb_validate_sample_from_json("{\"simulator\": 1}", 16, "s.json", NULL, &s, &err),
                      MB_ERR_INVALID);
     assert_non_null(strstr(err.msg, "launch_seconds"));
 }

@@ -37,6 +37,8 @@ void vreduction_label(double r, char *buf, size_t size);
 
 /** The report as the JSON document of validate.json. */
 json_t *vreport_json(const mb_validate_report *rep);
+/** A JSON real, or null for NAN and infinities. */
+json_t *vjson_number(double v);
 /** Appends `root` as indented JSON and a newline. */
 mb_status vjson_dump(json_t *root, mb_buf *out, mb_error *err);
 /** mkdir that accepts an existing directory. */

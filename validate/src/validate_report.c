@@ -158,7 +158,7 @@ static void write_csv(const mb_validate_report *rep, mb_buf *out)
 
 /* ------------------------------------------------------------------ JSON */
 
-static json_t *number(double v)
+json_t *vjson_number(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
 }
@@ -168,9 +168,9 @@ static json_t *sample_json(const mb_validate_sample *s)
     json_t *o = json_object();
     json_object_set_new(o, "cycles", json_integer((json_int_t)s->cycles));
     json_object_set_new(o, "thread_insts", json_integer((json_int_t)s->thread_insts));
-    json_object_set_new(o, "seconds", number(s->seconds));
+    json_object_set_new(o, "seconds", vjson_number(s->seconds));
     for (int m = 0; m < MB_VM_COUNT; m++)
-        json_object_set_new(o, mb_validate_metric_name((mb_validate_metric)m), number(s->value[m]));
+        json_object_set_new(o, mb_validate_metric_name((mb_validate_metric)m), vjson_number(s->value[m]));
     return o;
 }
 
@@ -200,10 +200,10 @@ json_t *vreport_json(const mb_validate_report *rep)
             json_object_set_new(o, "clone", sample_json(&row->clone));
             for (int m = 0; m < MB_VM_COUNT; m++)
                 json_object_set_new(re, mb_validate_metric_name((mb_validate_metric)m),
-                                    number(row->rel_error[m]));
+                                    vjson_number(row->rel_error[m]));
             json_object_set_new(o, "rel_error", re);
-            json_object_set_new(o, "speedup", number(row->speedup));
-            json_object_set_new(o, "inst_ratio", number(row->inst_ratio));
+            json_object_set_new(o, "speedup", vjson_number(row->speedup));
+            json_object_set_new(o, "inst_ratio", vjson_number(row->inst_ratio));
             json_object_set_new(o, "first_divergence", json_string(vcause_name(row->first_diverged)));
             json_array_append_new(rows, o);
         }
@@ -219,10 +219,10 @@ json_t *vreport_json(const mb_validate_report *rep)
     vreduction_label(rep->reductions[h.reduction], label, sizeof(label));
     json_t *s = json_object();
     json_object_set_new(s, "reduction", json_string(label));
-    json_object_set_new(s, "mean_abs_ipc_error", number(h.mean_abs_ipc_error));
-    json_object_set_new(s, "max_abs_ipc_error", number(h.max_abs_ipc_error));
-    json_object_set_new(s, "hmean_speedup", number(h.hmean_speedup));
-    json_object_set_new(s, "inst_ratio", number(h.inst_ratio));
+    json_object_set_new(s, "mean_abs_ipc_error", vjson_number(h.mean_abs_ipc_error));
+    json_object_set_new(s, "max_abs_ipc_error", vjson_number(h.max_abs_ipc_error));
+    json_object_set_new(s, "hmean_speedup", vjson_number(h.hmean_speedup));
+    json_object_set_new(s, "inst_ratio", vjson_number(h.inst_ratio));
     json_object_set_new(s, "trend_kept", json_boolean(h.trend_kept));
     json_object_set_new(root, "summary", s);
     return root;

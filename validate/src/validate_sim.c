@@ -96,7 +96,7 @@ mb_status vsim_measure(const vsim_target *t, const mb_sim_config *cfg, const cha
 }
 
 mb_status mb_validate_sample_from_json(const char *text, size_t len, const char *name,
-                                       mb_validate_sample *out, mb_error *err)
+                                       const char *kernel, mb_validate_sample *out, mb_error *err)
 {
     json_error_t je;
     json_t *root = json_loadb(text, len, 0, &je);
@@ -126,6 +126,13 @@ mb_status mb_validate_sample_from_json(const char *text, size_t len, const char 
         else
             out->value[m] = json_number_value(v);
     }
+    json_t *kernels = json_object_get(root, "selected_kernels");
+    const char *ran = json_string_value(json_array_get(kernels, 0));
+    if (st == MB_OK && kernel && (json_array_size(kernels) != 1 || !ran || strcmp(ran, kernel) != 0))
+        st = mb_error_set(err, MB_ERR_INVALID, name, 0, 0,
+                          "the simulated launch ran %s, not %s: the program or its input changed "
+                          "since profiling",
+                          ran ? ran : "no kernel", kernel);
     if (st == MB_OK)
         out->seconds = json_number_value(seconds);
     json_decref(root);

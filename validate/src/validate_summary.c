@@ -109,10 +109,6 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
                   m.trend_kept, m.validated);
 }
 
-static json_t *number(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 static mb_status summary_json(const mb_validate_suite *s, mb_buf *out, mb_error *err)
 {
@@ -132,10 +128,10 @@ static mb_status summary_json(const mb_validate_suite *s, mb_buf *out, mb_error 
     }
     json_object_set_new(means, "validated", json_integer((json_int_t)m.validated));
     json_object_set_new(means, "failed", json_integer((json_int_t)m.failed));
-    json_object_set_new(means, "mean_abs_ipc_error", number(m.mean_abs_ipc_error));
+    json_object_set_new(means, "mean_abs_ipc_error", vjson_number(m.mean_abs_ipc_error));
     json_object_set_new(means, "kernels_above_10_percent", json_integer((json_int_t)m.over_bound));
-    json_object_set_new(means, "hmean_speedup_loop_kernels", number(m.hmean_speedup_loops));
-    json_object_set_new(means, "hmean_speedup_loop_free_kernels", number(m.hmean_speedup_flat));
+    json_object_set_new(means, "hmean_speedup_loop_kernels", vjson_number(m.hmean_speedup_loops));
+    json_object_set_new(means, "hmean_speedup_loop_free_kernels", vjson_number(m.hmean_speedup_flat));
     json_object_set_new(means, "trend_kept", json_integer((json_int_t)m.trend_kept));
     json_object_set_new(root, "means", means);
     json_object_set_new(root, "kernels", kernels);

@@ -99,10 +99,11 @@ struct mb_validate_sample {
  * Fills a sample from a simulator's JSON statistics (`minibench sim --json`'s
  * document, under "simulator", with "launch_seconds" beside it, as the
  * runtime library writes MINIBENCH_CUDART_STATS_JSON). `name` names the text
- * in errors.
+ * in errors. With `kernel`, the document's "selected_kernels" must be exactly
+ * that one kernel.
  */
 mb_status mb_validate_sample_from_json(const char *text, size_t len, const char *name,
-                                       mb_validate_sample *out, mb_error *err);
+                                       const char *kernel, mb_validate_sample *out, mb_error *err);
 
 /** The cause code of a row whose statistics all stay within tolerance. */
 #define MB_VALIDATE_NO_DIVERGENCE (-1)
