@@ -550,6 +550,24 @@ static const char *filler_choice(ctx *c, int block, const char *a, const char *b
     return a;
 }
 
+/* Thread offsets already computed in a block, by what they compute: accesses
+ * with the same offset share one computation, as compiled code does. */
+static const char *offset_find(const ctx *c, const char *key)
+{
+    for (size_t i = 0; i < c->noffsets; i++)
+        if (!strcmp(c->offsets[i].key, key))
+            return c->offsets[i].reg;
+    return NULL;
+}
+
+static void offset_put(ctx *c, const char *key, const char *reg)
+{
+    if (c->noffsets < sizeof c->offsets / sizeof c->offsets[0]) {
+        snprintf(c->offsets[c->noffsets].key, sizeof c->offsets[c->noffsets].key, "%s", key);
+        c->offsets[c->noffsets++].reg = reg;
+    }
+}
+
 /* The thread terms of an affine address as one register (NULL when none). */
 static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_mem *mm, int is64)
 {
@@ -563,9 +581,9 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     snprintf(key, sizeof key, "%d:%d:%lld,%lld,%lld,%lld,%lld,%lld", block, is64, (long long)coef[0],
              (long long)coef[1], (long long)coef[2], (long long)coef[3], (long long)coef[4],
              (long long)coef[5]);
-    for (size_t i = 0; i < c->noffsets; i++)
-        if (!strcmp(c->offsets[i].key, key))
-            return c->offsets[i].reg;
+    const char *made = offset_find(c, key);
+    if (made)
+        return made;
     int any = 0, linear = 1;
     int64_t scale = 0;
     for (int d = 0; d < 6; d++) {
@@ -658,17 +676,15 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
             reg = acc;
         }
     }
-    if (c->noffsets < sizeof c->offsets / sizeof c->offsets[0]) {
-        snprintf(c->offsets[c->noffsets].key, sizeof c->offsets[c->noffsets].key, "%s", key);
-        c->offsets[c->noffsets++].reg = reg;
-    }
+    offset_put(c, key, reg);
     return reg;
 }
 
 /* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
  * S drawn per warp from the distribution `h` (at most four values, by a
  * hashed warp index against their cumulative shares); *smax gets the
- * largest S. One register per distribution and block. */
+ * largest S. One register per distribution and block; NULL when S is
+ * always 1 (the offset is zero). */
 static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
 {
     uint32_t val[4];
@@ -696,6 +712,8 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
     for (size_t i = 0; i < n; i++)
         if (val[i] > *smax)
             *smax = val[i];
+    if (*smax == 1)
+        return NULL; /* every lane in one sector: no offset */
     char key[40];
     int len = snprintf(key, sizeof key, "sect");
     for (size_t i = 0; i < n && len < 36; i++)
@@ -706,7 +724,7 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
     const char *lane = g_key(c, 1), *kf = g_kf(c);
     const char *sv = cx_reg(c, MB_REG_B32);
     if (n == 1) {
-        pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", sv, val[0]));
+        sv = cx_fmt(c, "%u", val[0]);
     } else {
         const char *hw = cx_reg(c, MB_REG_B32);
         pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, kf));
@@ -724,6 +742,34 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", r, r));
     pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, r));
     return val_put(c, key, r);
+}
+
+/* x = x mod m in place, for x in [0, xmax] as u32, without rem: integer
+ * division is a long-latency, many-instruction emulation on GPUs, which the
+ * original did not pay. A power of two is a mask; otherwise the quotient is
+ * a multiply-high by ceil(2^k / m), exact when x * m < 2^k (k = 32 when the
+ * range allows, else 64, which holds for every u32 x). */
+static mb_status mod_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, uint64_t m)
+{
+    if (m == 0 || xmax < m)
+        return MB_OK;
+    if ((m & (m - 1)) == 0) {
+        ADD(s, "and.b32", "%s, %s, %llu", x, x, (unsigned long long)(m - 1));
+        return MB_OK;
+    }
+    const char *q = cx_reg(c, MB_REG_B32);
+    if (m <= UINT32_MAX && xmax < (UINT64_C(1) << 32) / m) {
+        uint64_t mh = ((UINT64_C(1) << 32) + m - 1) / m;
+        ADD(s, "mul.hi.u32", "%s, %s, %llu", q, x, (unsigned long long)mh);
+    } else {
+        const char *xd = cx_reg(c, MB_REG_B64), *qd = cx_reg(c, MB_REG_B64);
+        uint64_t mh = UINT64_MAX / m + 1; /* ceil(2^64 / m) for m not a power of two */
+        ADD(s, "cvt.u64.u32", "%s, %s", xd, x);
+        ADD(s, "mul.hi.u64", "%s, %s, 0x%llx", qd, xd, (unsigned long long)mh);
+        ADD(s, "cvt.u32.u64", "%s, %s", q, qd);
+    }
+    ADD(s, "mad.lo.s32", "%s, %s, %lld, %s", x, q, -(long long)m, x);
+    return MB_OK;
 }
 
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
@@ -768,11 +814,14 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             /* per-thread memory: no warp has to move elsewhere */
             uint64_t room = arr->bytes > span ? arr->bytes - span : 0;
             pl->offset = room >= w ? (int64_t)(((uint64_t)pl->mem * w) % (room / w * w)) : 0;
+            pl->is64 = 1;
+            pl->tbase = base;
+            if (!off)
+                return MB_OK;
             const char *o = cx_reg(c, MB_REG_B64), *r = cx_reg(c, MB_REG_B64);
             ADD(s, "cvt.u64.u32", "%s, %s", o, off);
             ADD(s, "add.s64", "%s, %s, %s", r, base, o);
             pl->tbase = r;
-            pl->is64 = 1;
             return MB_OK;
         }
         uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
@@ -784,12 +833,24 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         if (slots == 0)
             slots = 1;
         /* warps in their own spans, wrapped inside the footprint */
-        const char *t = cx_reg(c, MB_REG_B32);
-        ADD(s, "shr.u32", "%s, %s, 5", t, g_kf(c));
-        ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)slots);
-        ADD(s, "mad.lo.s32", "%s, %s, %llu, %s", t, t, (unsigned long long)span, off);
-        const char *o = cx_reg(c, MB_REG_B64), *r = cx_reg(c, MB_REG_B64);
-        ADD(s, "cvt.u64.u32", "%s, %s", o, t);
+        char key[256];
+        snprintf(key, sizeof key, "pattern:%d:%llu:%llu:%s", block, (unsigned long long)slots,
+                 (unsigned long long)span, off ? off : "-");
+        const char *o = offset_find(c, key), *r = cx_reg(c, MB_REG_B64);
+        if (!o) {
+            const char *t = cx_reg(c, MB_REG_B32);
+            o = cx_reg(c, MB_REG_B64);
+            uint64_t warps = (uint64_t)(c->nthreads / c->tpc) * c->wpc;
+            ADD(s, "shr.u32", "%s, %s, 5", t, g_kf(c));
+            if (mod_const(c, s, t, warps ? warps - 1 : 0, slots) != MB_OK)
+                return c->err->status;
+            if (off)
+                ADD(s, "mad.lo.s32", "%s, %s, %llu, %s", t, t, (unsigned long long)span, off);
+            else
+                ADD(s, "mul.lo.s32", "%s, %s, %llu", t, t, (unsigned long long)span);
+            ADD(s, "cvt.u64.u32", "%s, %s", o, t);
+            offset_put(c, key, o);
+        }
         ADD(s, "add.s64", "%s, %s, %s", r, base, o);
         pl->tbase = r;
         pl->offset = 0;
@@ -813,7 +874,8 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             ADD(s, "shr.u32", "%s, %s, %u", u, kf, lg);
             ADD(s, "and.b32", "%s, %s, %u", u, u, dg - 1);
             ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, u, t);
-            ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)(units ? units : 1));
+            if (mod_const(c, s, t, (uint64_t)(dg - 1) * 32 + banks - 1, units ? units : 1) != MB_OK)
+                return c->err->status;
             ADD(s, "mad.lo.s32", "%s, %s, %u, %s", t, t, w < 4 ? 4 : w, base);
             pl->tbase = t;
             pl->offset = 0;
@@ -829,7 +891,8 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             ADD(s, "add.s32", "%s, %s, %lld", t, off, (long long)pl->wrap_add);
         else
             ADD(s, "mov.u32", "%s, %lld", t, (long long)pl->wrap_add);
-        ADD(s, "rem.u32", "%s, %s, %llu", t, t, (unsigned long long)pl->wrap);
+        if (mod_const(c, s, t, UINT32_MAX, pl->wrap) != MB_OK)
+            return c->err->status;
         const char *o = cx_reg(c, MB_REG_B64), *a = cx_reg(c, MB_REG_B64);
         ADD(s, "cvt.u64.u32", "%s, %s", o, t);
         ADD(s, "add.s64", "%s, %s, %s", a, base, o);
@@ -1257,24 +1320,17 @@ mb_status cx_assemble(ctx *c)
         place[i] = -1;
     }
     /* like a compiler: addresses computed in the block that uses them,
-     * or before the outermost loop around it */
+     * or before the outermost loop around it; a base several blocks share
+     * is computed once, at their common dominator (as compilers hoist a
+     * common address out of the branches that use it) */
     for (size_t i = 0; i < c->f->nmem; i++)
         place[i] = hoist(c, plan_block(c, &c->plans[i]));
     for (size_t i = 0; i < c->f->nmem; i++)
-        if (share[i] != (int)i) {
-            /* reuse an earlier base only where its block dominates this one */
-            int root = share[i], ok = 0;
-            for (int x = place[i];; x = c->b[x].idom) {
-                if (x == place[root]) {
-                    ok = 1;
-                    break;
-                }
-                if (x == 0)
-                    break;
-            }
-            if (!ok)
-                share[i] = (int)i;
-        }
+        if (share[i] != (int)i)
+            place[share[i]] = hoist(c, lca(c, place[share[i]], place[i]));
+    for (size_t i = 0; i < c->f->nmem; i++)
+        if (share[i] != (int)i)
+            place[i] = place[share[i]];
     for (size_t i = 0; i < c->f->nmem; i++)
         if (share[i] == (int)i) {
             const memplan *pl = &c->plans[i];
