@@ -43,8 +43,11 @@
  *   conflict-free half-warp passes Fermi-class hardware makes.
  *   Shared requests feed bank_degree only; every other space (global,
  *   local, const, param, ...) feeds sectors, lines, cc10 and cc12 only.
- *   Addresses are state-space addresses as given (local memory is not
- *   re-interleaved per thread).
+ *   Addresses are state-space addresses as given, except local memory:
+ *   its counts (sectors, lines, cc10, cc12, lane strides, footprint and
+ *   reuse) use the per-warp interleaved layout hardware gives it, word w
+ *   of lane l at (w * 32 + l) * 4 with accesses of at most 4 bytes, as the
+ *   simulator does; its affine model uses the addresses as given.
  * space: the requests' space, MB_SPACE_NONE when they differ.
  * lane_stride: addr[i+1] - addr[i] for consecutive executing lanes, stored
  *   as (uint64)(difference) + 2^62. At most PM_STRIDE_CAP distinct values
@@ -1829,7 +1832,10 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->valid = 1;
 }
 
-int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
+/* Counts one request: `req` gives the addresses the sectors, lines, strides,
+ * footprint and reuse are counted on, `raw` the program's addresses the
+ * affine model is fitted to (the same request except for local memory). */
+static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_mem_request *raw)
 {
     const uint32_t n = req->lanes;
     if (n == 0)
@@ -1863,7 +1869,7 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
             for (uint64_t l = 0; l < memo->lines; l++)
                 if (!touch_line(pm, memo->line[l] + shift, space, r))
                     return 0;
-            aff_check(pm, req, &memo->verified);
+            aff_check(pm, raw, &memo->verified);
             return 1;
         }
     }
@@ -2000,8 +2006,26 @@ int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
         shape = stride_shape(pm, mask, n, d);
     else if (memo && memo->valid)
         shape = &memo->verified;
-    aff_check(pm, req, shape);
+    aff_check(pm, raw, shape);
     return 1;
+}
+
+int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
+{
+    if (req->space != MB_SPACE_LOCAL || req->lanes == 0 || req->lanes > 32)
+        return count_request(pm, req, req);
+    /* Hardware interleaves local memory by lane (word w of lane l of a warp
+     * at (w * 32 + l) * 4), so lanes using the same word share a line and
+     * lanes using different words do not; the simulator lays it out so. */
+    uint64_t interleaved[32];
+    for (uint32_t i = 0; i < req->lanes; i++) {
+        const uint64_t x = req->addrs[i];
+        interleaved[i] = (x >> 2) * 128 + (uint64_t)lane_id(req, i) * 4 + (x & 3);
+    }
+    prof_mem_request view = *req;
+    view.addrs = interleaved;
+    view.access_bytes = req->access_bytes > 4 ? 4 : req->access_bytes;
+    return count_request(pm, &view, req);
 }
 
 /* -------------------------------------------------------------- finish */

@@ -680,21 +680,16 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
     return reg;
 }
 
-/* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
- * S drawn per warp from the distribution `h` (at most four values, by a
- * hashed warp index against their cumulative shares); *smax gets the
- * largest S. One register per distribution and block; NULL when S is
- * always 1 (the offset is zero). */
-static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
+/* A distribution's values, clamped to [1, cap], with their cumulative
+ * shares: at most four, later values merging into the fourth. Returns how
+ * many (at least one). */
+static size_t draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double share[4])
 {
-    uint32_t val[4];
-    double share[4];
     size_t n = 0;
     double total = (double)mb_hist_total(h), acc = 0;
     for (size_t i = 0; i < h->n; i++) {
-        uint32_t v = h->key[i] < 1 ? 1 : h->key[i] > 32 ? 32 : (uint32_t)h->key[i];
+        uint32_t v = h->key[i] < 1 ? 1 : h->key[i] > cap ? cap : (uint32_t)h->key[i];
         acc += total > 0 ? (double)h->count[i] / total : 1;
-        /* keep the four heaviest boundaries: merge into the last value */
         if (n < 4) {
             val[n] = v;
             share[n++] = acc;
@@ -708,6 +703,47 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
         share[0] = 1;
         n = 1;
     }
+    return n;
+}
+
+/* The hashed warp index per-warp draws compare against (0 to 1023). */
+static const char *warp_hash(ctx *c)
+{
+    const char *hw = val_find(c, "whash");
+    if (hw)
+        return hw;
+    hw = cx_reg(c, MB_REG_B32);
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, g_kf(c)));
+    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 22", hw, hw));
+    return val_put(c, "whash", hw);
+}
+
+/* Each warp's pick among n values, by its hash `hw` against the cumulative
+ * shares: an immediate when there is one value. */
+static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, const double *share, size_t n)
+{
+    if (n == 1)
+        return cx_fmt(c, "%u", val[0]);
+    const char *v = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", v, val[0]));
+    for (size_t i = 1; i < n; i++) {
+        const char *p = cx_reg(c, MB_REG_PRED);
+        pro_add(c, "setp.ge.u32", cx_fmt(c, "%s, %s, %u", p, hw, (unsigned)(share[i - 1] * 1024)));
+        pro_add(c, "selp.b32", cx_fmt(c, "%s, %u, %s, %s", v, val[i], v, p));
+    }
+    return v;
+}
+
+/* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
+ * S drawn per warp from the distribution `h`; *smax gets the largest S.
+ * One register per distribution and block; NULL when S is always 1 (the
+ * offset is zero). */
+static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
+{
+    uint32_t val[4];
+    double share[4];
+    size_t n = draw_values(h, 32, val, share);
     *smax = 1;
     for (size_t i = 0; i < n; i++)
         if (val[i] > *smax)
@@ -721,26 +757,78 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *lane = g_key(c, 1), *kf = g_kf(c);
-    const char *sv = cx_reg(c, MB_REG_B32);
-    if (n == 1) {
-        sv = cx_fmt(c, "%u", val[0]);
-    } else {
-        const char *hw = cx_reg(c, MB_REG_B32);
-        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, kf));
-        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
-        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 22", hw, hw));
-        pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", sv, val[0]));
-        for (size_t i = 1; i < n; i++) {
-            const char *p = cx_reg(c, MB_REG_PRED);
-            pro_add(c, "setp.ge.u32", cx_fmt(c, "%s, %s, %u", p, hw, (unsigned)(share[i - 1] * 1024)));
-            pro_add(c, "selp.b32", cx_fmt(c, "%s, %u, %s, %s", sv, val[i], sv, p));
-        }
-    }
+    const char *lane = g_key(c, 1);
+    const char *sv = warp_choice(c, n > 1 ? warp_hash(c) : NULL, val, share, n);
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %s", r, lane, sv));
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", r, r));
     pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, r));
+    return val_put(c, key, r);
+}
+
+/* Per-lane byte offset (b64) of a non-affine local access. Local memory is
+ * interleaved by lane (as the profile counts it), so a request touches one
+ * line per distinct word and one sector per distinct (word, 8-lane group).
+ * Each warp draws its distinct-word count K; every 8-lane group uses d
+ * words (d from the profile's sectors per line), successive groups shifted
+ * by s words, so that the union is d + 3s = K words and the sectors 4d.
+ * *span gets the bytes the offsets can reach; NULL when every lane uses
+ * the same word. */
+static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_bytes, uint64_t *span)
+{
+    uint32_t w = mm->width * mm->vector < 4 ? 4 : mm->width * mm->vector;
+    uint64_t words = array_bytes / w;
+    uint32_t cap = words >= 32 ? 32 : words ? (uint32_t)words : 1;
+    /* K is the mean rounded, the same for every warp: the mean line and
+     * sector counts are what the timing depends on, and one constant
+     * pattern per K is computed once and shared by every access using it,
+     * as cheap as the original's own address arithmetic */
+    double lines = mb_hist_mean(&mm->lines), per_line = lines > 0 ? mb_hist_mean(&mm->sectors) / lines : 1;
+    per_line = per_line < 1 ? 1 : per_line > 4 ? 4 : per_line;
+    lines = lines < 1 ? 1 : lines > cap ? cap : lines;
+    uint32_t kv[1] = {(uint32_t)(lines + 0.5) > cap ? cap : (uint32_t)(lines + 0.5)};
+    uint32_t dv[1], sv[1], maxword = 0;
+    const size_t n = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = kv[i], d = (uint32_t)(k * per_line / 4 + 0.5), lo = (k + 3) / 4, hi = k < 8 ? k : 8;
+        d = d < lo ? lo : d > hi ? hi : d;
+        uint32_t sh = (uint32_t)((k - d) / 3.0 + 0.5);
+        sh = sh > d ? d : sh;
+        while (sh > 0 && 3 * sh + d > words)
+            sh--;
+        dv[i] = d;
+        sv[i] = sh;
+        if (3 * sh + d - 1 > maxword)
+            maxword = 3 * sh + d - 1;
+    }
+    *span = (uint64_t)(maxword + 1) * w;
+    if (maxword == 0)
+        return NULL;
+    char key[40];
+    snprintf(key, sizeof key, "loc%u:%u,%u", w, dv[0], sv[0]);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lane = g_key(c, 1);
+    const char *in_group = val_find(c, "lane&7");
+    if (!in_group) {
+        in_group = cx_reg(c, MB_REG_B32);
+        pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 7", in_group, lane));
+        val_put(c, "lane&7", in_group);
+    }
+    const char *group = val_find(c, "lane>>3");
+    if (!group) {
+        group = cx_reg(c, MB_REG_B32);
+        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 3", group, lane));
+        val_put(c, "lane>>3", group);
+    }
+    const char *word = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B64);
+    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %u", word, in_group, dv[0]));
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 3", word, word));
+    if (sv[0])
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", word, group, sv[0], word));
+    pro_add(c, "mul.wide.u32", cx_fmt(c, "%s, %s, %u", r, word, w));
     return val_put(c, key, r);
 }
 
@@ -772,6 +860,25 @@ static mb_status mod_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, ui
     return MB_OK;
 }
 
+/* An array's address, made once in the entry block, which dominates every
+ * use: compiled code keeps the stack's or a shared array's address in one
+ * register. */
+static const char *array_address(ctx *c, int array, int is64)
+{
+    char key[40];
+    snprintf(key, sizeof key, "array%d:%d", array, is64);
+    int saved = c->cur_block;
+    c->cur_block = 0;
+    const char *r = val_find(c, key);
+    if (!r) {
+        r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+        pro_add(c, is64 ? "mov.u64" : "mov.u32", cx_fmt(c, "%s, %s", r, c->m->arrays[array].name));
+        val_put(c, key, r);
+    }
+    c->cur_block = saved;
+    return r;
+}
+
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
 {
     c->cur_block = block;
@@ -781,11 +888,9 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
     if (pl->param >= 0) {
         base = c->r_gbase[pl->param];
     } else if (!strcmp(arr->space, "shared")) {
-        base = cx_reg(c, MB_REG_B32);
+        base = array_address(c, pl->array, 0);
         if (pl->kind == PLAN_AFFINE) {
-            /* compilers compute the offset first, then add the array's address */
             const char *off = thread_offset(c, s, block, mm, 0);
-            ADD(s, "mov.u32", "%s, %s", base, arr->name);
             if (!off) {
                 pl->tbase = base;
                 return MB_OK;
@@ -795,10 +900,8 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             pl->tbase = a;
             return MB_OK;
         }
-        ADD(s, "mov.u32", "%s, %s", base, arr->name);
     } else {
-        base = cx_reg(c, MB_REG_B64);
-        ADD(s, "mov.u64", "%s, %s", base, arr->name);
+        base = array_address(c, pl->array, 1);
     }
     if (pl->kind == PLAN_PATTERN && strcmp(mm->space, "shared") != 0) {
         /* the profiled sectors-per-request distribution: each warp draws its
@@ -807,23 +910,24 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         uint32_t w = mm->width * mm->vector;
         if (w == 0)
             w = 4;
-        uint32_t smax = 1;
-        const char *off = sector_spread(c, &mm->sectors, &smax);
-        uint64_t span = (uint64_t)smax * 32;
         if (!strcmp(mm->space, "local")) {
             /* per-thread memory: no warp has to move elsewhere */
+            uint64_t span = 0;
+            const char *off = local_spread(c, mm, arr->bytes, &span);
             uint64_t room = arr->bytes > span ? arr->bytes - span : 0;
             pl->offset = room >= w ? (int64_t)(((uint64_t)pl->mem * w) % (room / w * w)) : 0;
             pl->is64 = 1;
             pl->tbase = base;
             if (!off)
                 return MB_OK;
-            const char *o = cx_reg(c, MB_REG_B64), *r = cx_reg(c, MB_REG_B64);
-            ADD(s, "cvt.u64.u32", "%s, %s", o, off);
-            ADD(s, "add.s64", "%s, %s, %s", r, base, o);
+            const char *r = cx_reg(c, MB_REG_B64);
+            ADD(s, "add.s64", "%s, %s, %s", r, base, off);
             pl->tbase = r;
             return MB_OK;
         }
+        uint32_t smax = 1;
+        const char *off = sector_spread(c, &mm->sectors, &smax);
+        uint64_t span = (uint64_t)smax * 32;
         uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
                                                c->p->params[pl->param].offset
                                          : arr->bytes;

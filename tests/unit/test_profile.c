@@ -366,6 +366,61 @@ static void test_coalescing(void **state)
     }
 }
 
+/* Local memory is counted as hardware lays it out, interleaved by lane:
+ * lanes on the same word share a line, lanes on different words do not. */
+static const char *local_ptx = HEADER
+    ".visible .entry k(.param .u64 idx)\n{\n"
+    "\t.local .align 4 .b8 arr[128];\n"
+    "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<8>;\n"
+    "\tld.param.u64 %rd1, [idx];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+    "\tadd.s64 %rd3, %rd1, %rd2;\n\tld.global.u32 %r2, [%rd3];\n"
+    "\tmov.u64 %rd4, arr;\n\tmul.wide.u32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd4, %rd5;\n"
+    "\tst.local.u32 [%rd6], %r1;\n\tld.local.u32 %r3, [%rd4+8];\n\tret;\n}\n";
+
+static void test_local_interleaved(void **state)
+{
+    (void)state;
+    struct {
+        unsigned idx[32];
+        unsigned sectors, lines;
+    } cases[4];
+    for (unsigned l = 0; l < 32; l++) {
+        cases[0].idx[l] = 5;     /* one word: one line, the warp's 128 bytes */
+        cases[1].idx[l] = l;     /* a word per lane: a line per lane */
+        cases[2].idx[l] = l / 8; /* a word per 8-lane group: one sector each */
+        cases[3].idx[l] = l % 4; /* four words in every group */
+    }
+    cases[0].sectors = 4, cases[0].lines = 1;
+    cases[1].sectors = 32, cases[1].lines = 32;
+    cases[2].sectors = 4, cases[2].lines = 4;
+    cases[3].sectors = 16, cases[3].lines = 4;
+    for (int c = 0; c < 4; c++) {
+        char manifest[1000];
+        int n = snprintf(manifest, sizeof(manifest), "{\"buffers\": {\"idx\": {\"type\": \"u32\", \"init\": [");
+        for (int l = 0; l < 32; l++)
+            n += snprintf(manifest + n, sizeof(manifest) - (size_t)n, "%s%u", l ? "," : "", cases[c].idx[l]);
+        snprintf(manifest + n, sizeof(manifest) - (size_t)n,
+                 "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"idx\"]}]}");
+        profiled r;
+        profile_text(&r, local_ptx, "local.ptx", manifest, 0);
+        json_t *st = memory_op(kernel_json(&r), "st.u32");
+        assert_int_equal(hist_count(json_object_get(st, "sectors_per_request"), cases[c].sectors), 1);
+        assert_int_equal(hist_count(json_object_get(st, "lines_per_request"), cases[c].lines), 1);
+        /* the affine model fits the program's addresses, not the layout */
+        assert_int_equal(json_is_true(json_object_get(json_object_get(st, "affine"), "exact")), c < 2);
+        /* the uniform load: one word for the whole warp */
+        json_t *ld = NULL, *mem = json_object_get(kernel_json(&r), "memory");
+        for (size_t i = 0; i < json_array_size(mem); i++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(mem, i), "space")), "local") &&
+                !strcmp(json_string_value(json_object_get(json_array_get(mem, i), "op")), "ld.u32"))
+                ld = json_array_get(mem, i);
+        assert_non_null(ld);
+        assert_int_equal(hist_count(json_object_get(ld, "sectors_per_request"), 4), 1);
+        assert_int_equal(hist_count(json_object_get(ld, "lines_per_request"), 1), 1);
+        profiled_free(&r);
+    }
+}
+
 /* Every example: conservation, determinism of the JSON and DOT output. */
 static void test_examples(void **state)
 {
@@ -423,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_branch_counts),
         cmocka_unit_test(test_loops_and_banks),
         cmocka_unit_test(test_coalescing),
+        cmocka_unit_test(test_local_interleaved),
         cmocka_unit_test(test_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

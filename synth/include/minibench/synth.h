@@ -112,7 +112,7 @@ typedef struct mb_sprof_mem {
     const char *space;      /**< "global", "shared", "local", "const" */
     uint32_t width, vector;
     uint64_t requests, thread_accesses, footprint_lines;
-    mb_hist sectors, bank_conflicts, lane_stride, reuse_log2;
+    mb_hist sectors, lines, bank_conflicts, lane_stride, reuse_log2;
     const char *base_kind;  /**< "parameter", "global", "shared", "local", "unknown", "multiple" */
     int base_index;         /**< parameter index, -1 otherwise */
     const char *base_name;
