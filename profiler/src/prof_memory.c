@@ -44,10 +44,9 @@
  *   Shared requests feed bank_degree only; every other space (global,
  *   local, const, param, ...) feeds sectors, lines, cc10 and cc12 only.
  *   Addresses are state-space addresses as given, except local memory:
- *   its counts (sectors, lines, cc10, cc12, lane strides, footprint and
- *   reuse) use the per-warp interleaved layout hardware gives it, word w
- *   of lane l at (w * 32 + l) * 4 with accesses of at most 4 bytes, as the
- *   simulator does; its affine model uses the addresses as given.
+ *   its sectors, lines, cc10, cc12, footprint and reuse use the per-warp
+ *   interleaved layout hardware gives it (local_units); lane strides and
+ *   the affine model use the addresses as given.
  * space: the requests' space, MB_SPACE_NONE when they differ.
  * lane_stride: addr[i+1] - addr[i] for consecutive executing lanes, stored
  *   as (uint64)(difference) + 2^62. At most PM_STRIDE_CAP distinct values
@@ -1832,10 +1831,57 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->valid = 1;
 }
 
-/* Counts one request: `req` gives the addresses the sectors, lines, strides,
- * footprint and reuse are counted on, `raw` the program's addresses the
- * affine model is fitted to (the same request except for local memory). */
-static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_mem_request *raw)
+/* Local memory, as hardware interleaves it by lane: word w of lane l of a
+ * warp at (w * 32 + l) * 4, accesses of at most 4 bytes (as the simulator
+ * lays it out). A request touches one line per distinct word and one
+ * sector per distinct (word, 8-lane group); the distinct words go to
+ * pm->lines (a warp's region, so they are its line numbers), and the
+ * interleaved addresses to pm->tmp for the half-warp rules. */
+static int local_units(prof_mem *pm, const prof_mem_request *req, uint64_t *nsec, uint64_t *nlines)
+{
+    const uint32_t n = req->lanes;
+    const uint64_t *a = req->addrs;
+    if (!grow_u64(&pm->lines, &pm->lines_cap, n) || !grow_u64(&pm->tmp, &pm->tmp_cap, n))
+        return 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t w = a[i] >> 2;
+        lo = w < lo ? w : lo;
+        hi = w > hi ? w : hi;
+        pm->tmp[i] = w * 128 + (uint64_t)lane_id(req, i) * 4 + (a[i] & 3);
+    }
+    if (hi - lo < 64) {
+        uint64_t group[4] = {0, 0, 0, 0};
+        for (uint32_t i = 0; i < n; i++)
+            group[lane_id(req, i) >> 3] |= (uint64_t)1 << ((a[i] >> 2) - lo);
+        const uint64_t words = group[0] | group[1] | group[2] | group[3];
+        *nsec = (uint64_t)(mb_popcount64(group[0]) + mb_popcount64(group[1]) + mb_popcount64(group[2]) +
+                           mb_popcount64(group[3]));
+        *nlines = 0;
+        for (uint64_t m = words; m; m &= m - 1)
+            pm->lines[(*nlines)++] = lo + (uint64_t)__builtin_ctzll(m);
+        return 1;
+    }
+    /* words far apart: sort the (word, group) sector keys */
+    if (!grow_u64(&pm->tmp, &pm->tmp_cap, 2 * (size_t)n))
+        return 0;
+    uint64_t *key = pm->tmp + n;
+    for (uint32_t i = 0; i < n; i++)
+        key[i] = (a[i] >> 2) * 4 + (lane_id(req, i) >> 3);
+    sort_u64(key, n);
+    *nsec = *nlines = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && key[i] == key[i - 1])
+            continue;
+        (*nsec)++;
+        if (*nlines == 0 || pm->lines[*nlines - 1] != key[i] / 4)
+            pm->lines[(*nlines)++] = key[i] / 4;
+    }
+    return 1;
+}
+
+/* Counts one request. */
+static int count_request(prof_mem *pm, const prof_mem_request *req)
 {
     const uint32_t n = req->lanes;
     if (n == 0)
@@ -1852,9 +1898,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_m
     }
     const uint64_t bytes = req->access_bytes ? req->access_bytes : 1, off = bytes - 1;
     const int shared = req->space == MB_SPACE_SHARED;
+    /* local requests are counted in their interleaved layout, without memos */
+    const int local = req->space == MB_SPACE_LOCAL && n <= 32;
     const unsigned space = (unsigned)req->space & 15;
 
-    const uint32_t mask = request_mask(req);
+    const uint32_t mask = local ? 0 : request_mask(req);
     uint32_t set = 0;
     if (mask && pm->memo) {
         set = memo_set(req, mask, memo_align_mask(pm, req->space, off));
@@ -1869,7 +1917,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_m
             for (uint64_t l = 0; l < memo->lines; l++)
                 if (!touch_line(pm, memo->line[l] + shift, space, r))
                     return 0;
-            aff_check(pm, raw, &memo->verified);
+            aff_check(pm, req, &memo->verified);
             return 1;
         }
     }
@@ -1931,7 +1979,18 @@ static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_m
     /* sectors and the distinct lines */
     uint64_t nsec, lfirst = 0, nlines;
     int line_range = 0;
-    if (cst && ad <= bytes) {
+    const int local_uniform = local && cst && d == 0 && n == 32 && (a[0] & 3) + (bytes > 4 ? 4 : bytes) <= 4;
+    if (local_uniform) {
+        /* the whole warp on one word (a stack slot): its 128-byte line */
+        if (!grow_u64(&pm->lines, &pm->lines_cap, 1))
+            return 0;
+        pm->lines[0] = a[0] >> 2;
+        nsec = 4;
+        nlines = 1;
+    } else if (local) {
+        if (!local_units(pm, req, &nsec, &nlines))
+            return 0;
+    } else if (cst && ad <= bytes) {
         /* contiguous or overlapping: one interval */
         uint64_t lo = neg ? a[n - 1] : a[0], hi = end_of(neg ? a[0] : a[n - 1], off);
         nsec = (hi >> pm->sec_sh) - (lo >> pm->sec_sh) + 1;
@@ -1970,7 +2029,12 @@ static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_m
         if (!count_value(pm->d_bank, &res->bank_degree, deg))
             return 0;
     } else {
-        cc1x(req, a, n, bytes, cst, d, cst ? NULL : &sc, &t10, &t12);
+        if (local_uniform)
+            t10 = t12 = 2; /* a 64-byte aligned word run per half-warp */
+        else if (local)
+            cc1x(req, pm->tmp, n, bytes > 4 ? 4 : bytes, 0, 0, NULL, &t10, &t12);
+        else
+            cc1x(req, a, n, bytes, cst, d, cst ? NULL : &sc, &t10, &t12);
         if (!count_value(pm->d_sectors, &res->sectors, nsec) ||
             !count_value(pm->d_lines, &res->lines, nlines) ||
             !count_value(pm->d_cc10, &res->cc10_transactions, t10) ||
@@ -2006,26 +2070,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req, const prof_m
         shape = stride_shape(pm, mask, n, d);
     else if (memo && memo->valid)
         shape = &memo->verified;
-    aff_check(pm, raw, shape);
+    aff_check(pm, req, shape);
     return 1;
 }
 
 int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
 {
-    if (req->space != MB_SPACE_LOCAL || req->lanes == 0 || req->lanes > 32)
-        return count_request(pm, req, req);
-    /* Hardware interleaves local memory by lane (word w of lane l of a warp
-     * at (w * 32 + l) * 4), so lanes using the same word share a line and
-     * lanes using different words do not; the simulator lays it out so. */
-    uint64_t interleaved[32];
-    for (uint32_t i = 0; i < req->lanes; i++) {
-        const uint64_t x = req->addrs[i];
-        interleaved[i] = (x >> 2) * 128 + (uint64_t)lane_id(req, i) * 4 + (x & 3);
-    }
-    prof_mem_request view = *req;
-    view.addrs = interleaved;
-    view.access_bytes = req->access_bytes > 4 ? 4 : req->access_bytes;
-    return count_request(pm, &view, req);
+    return count_request(pm, req);
 }
 
 /* -------------------------------------------------------------- finish */
