@@ -769,43 +769,33 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
 /* Per-lane byte offset (b64) of a non-affine local access. Local memory is
  * interleaved by lane (as the profile counts it), so a request touches one
  * line per distinct word and one sector per distinct (word, 8-lane group).
- * Each warp draws its distinct-word count K; every 8-lane group uses d
- * words (d from the profile's sectors per line), successive groups shifted
- * by s words, so that the union is d + 3s = K words and the sectors 4d.
- * *span gets the bytes the offsets can reach; NULL when every lane uses
- * the same word. */
+ * The lanes use K words, K the profile's mean lines per request rounded:
+ * every 8-lane group d consecutive words (d from the mean sectors per line),
+ * successive groups shifted by s words, so that the union is d + 3s = K
+ * words and the sectors 4d. The timing depends on the mean line and sector
+ * counts, and one constant pattern, shared by every access using it, is as
+ * cheap as the original's own address arithmetic. *span gets the bytes the
+ * offsets can reach; NULL when every lane uses the same word. */
 static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_bytes, uint64_t *span)
 {
     uint32_t w = mm->width * mm->vector < 4 ? 4 : mm->width * mm->vector;
     uint64_t words = array_bytes / w;
     uint32_t cap = words >= 32 ? 32 : words ? (uint32_t)words : 1;
-    /* K is the mean rounded, the same for every warp: the mean line and
-     * sector counts are what the timing depends on, and one constant
-     * pattern per K is computed once and shared by every access using it,
-     * as cheap as the original's own address arithmetic */
     double lines = mb_hist_mean(&mm->lines), per_line = lines > 0 ? mb_hist_mean(&mm->sectors) / lines : 1;
     per_line = per_line < 1 ? 1 : per_line > 4 ? 4 : per_line;
     lines = lines < 1 ? 1 : lines > cap ? cap : lines;
-    uint32_t kv[1] = {(uint32_t)(lines + 0.5) > cap ? cap : (uint32_t)(lines + 0.5)};
-    uint32_t dv[1], sv[1], maxword = 0;
-    const size_t n = 1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t k = kv[i], d = (uint32_t)(k * per_line / 4 + 0.5), lo = (k + 3) / 4, hi = k < 8 ? k : 8;
-        d = d < lo ? lo : d > hi ? hi : d;
-        uint32_t sh = (uint32_t)((k - d) / 3.0 + 0.5);
-        sh = sh > d ? d : sh;
-        while (sh > 0 && 3 * sh + d > words)
-            sh--;
-        dv[i] = d;
-        sv[i] = sh;
-        if (3 * sh + d - 1 > maxword)
-            maxword = 3 * sh + d - 1;
-    }
-    *span = (uint64_t)(maxword + 1) * w;
-    if (maxword == 0)
+    uint32_t k = (uint32_t)(lines + 0.5) > cap ? cap : (uint32_t)(lines + 0.5);
+    uint32_t d = (uint32_t)(k * per_line / 4 + 0.5), lo = (k + 3) / 4, hi = k < 8 ? k : 8;
+    d = d < lo ? lo : d > hi ? hi : d;
+    uint32_t sh = (uint32_t)((k - d) / 3.0 + 0.5);
+    sh = sh > d ? d : sh;
+    while (sh > 0 && 3 * sh + d > words)
+        sh--;
+    *span = (uint64_t)(3 * sh + d) * w;
+    if (3 * sh + d == 1)
         return NULL;
     char key[40];
-    snprintf(key, sizeof key, "loc%u:%u,%u", w, dv[0], sv[0]);
+    snprintf(key, sizeof key, "loc%u:%u,%u", w, d, sh);
     const char *r = val_find(c, key);
     if (r)
         return r;
@@ -824,10 +814,10 @@ static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_b
     }
     const char *word = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B64);
-    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %u", word, in_group, dv[0]));
+    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %u", word, in_group, d));
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 3", word, word));
-    if (sv[0])
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", word, group, sv[0], word));
+    if (sh)
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", word, group, sh, word));
     pro_add(c, "mul.wide.u32", cx_fmt(c, "%s, %s, %u", r, word, w));
     return val_put(c, key, r);
 }

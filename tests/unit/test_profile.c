@@ -312,6 +312,18 @@ static void test_loops_and_banks(void **state)
     }
 }
 
+/* A one-launch, 32-thread manifest whose buffer "idx" holds the 32 indices;
+ * `buffers` lists the other buffers (with a trailing comma) and `args` the
+ * kernel's arguments. */
+static void index_manifest(char *out, size_t size, const char *buffers, const unsigned *idx, const char *args)
+{
+    int n = snprintf(out, size, "{\"buffers\": {%s \"idx\": {\"type\": \"u32\", \"init\": [", buffers);
+    for (int l = 0; l < 32; l++)
+        n += snprintf(out + n, size - (size_t)n, "%s%u", l ? "," : "", idx[l]);
+    snprintf(out + n, size - (size_t)n,
+             "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [%s]}]}", args);
+}
+
 /* Coalescing of a global load at unit stride, stride 2, stride 32 and random indices. */
 static const char *gather_ptx = HEADER
     ".visible .entry k(.param .u64 in, .param .u64 idx, .param .u64 out)\n{\n"
@@ -345,13 +357,9 @@ static void test_coalescing(void **state)
     cases[3].sectors = 7, cases[3].lines = 7, cases[3].cc12 = 14;
     for (int c = 0; c < 4; c++) {
         char manifest[1200];
-        int n = snprintf(manifest, sizeof(manifest),
-                         "{\"buffers\": {\"in\": {\"type\": \"f32\", \"count\": 1024}, \"o\": {\"type\": \"u32\", \"count\": 32},"
-                         " \"idx\": {\"type\": \"u32\", \"init\": [");
-        for (int l = 0; l < 32; l++)
-            n += snprintf(manifest + n, sizeof(manifest) - (size_t)n, "%s%u", l ? "," : "", cases[c].idx[l]);
-        snprintf(manifest + n, sizeof(manifest) - (size_t)n,
-                 "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"in\", \"idx\", \"o\"]}]}");
+        index_manifest(manifest, sizeof manifest,
+                       "\"in\": {\"type\": \"f32\", \"count\": 1024}, \"o\": {\"type\": \"u32\", \"count\": 32},",
+                       cases[c].idx, "\"in\", \"idx\", \"o\"");
         profiled r;
         profile_text(&r, gather_ptx, "gather.ptx", manifest, 0);
         json_t *ld = memory_op(kernel_json(&r), "ld.f32");
@@ -396,11 +404,7 @@ static void test_local_interleaved(void **state)
     cases[3].sectors = 16, cases[3].lines = 4;
     for (int c = 0; c < 4; c++) {
         char manifest[1000];
-        int n = snprintf(manifest, sizeof(manifest), "{\"buffers\": {\"idx\": {\"type\": \"u32\", \"init\": [");
-        for (int l = 0; l < 32; l++)
-            n += snprintf(manifest + n, sizeof(manifest) - (size_t)n, "%s%u", l ? "," : "", cases[c].idx[l]);
-        snprintf(manifest + n, sizeof(manifest) - (size_t)n,
-                 "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"idx\"]}]}");
+        index_manifest(manifest, sizeof manifest, "", cases[c].idx, "\"idx\"");
         profiled r;
         profile_text(&r, local_ptx, "local.ptx", manifest, 0);
         json_t *st = memory_op(kernel_json(&r), "st.u32");
