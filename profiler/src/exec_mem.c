@@ -410,35 +410,23 @@ static exec_result h_ld_128(exec_warp *w, const xinsn *x, uint32_t mask)
 }
 
 /* Kernel parameters read at a constant offset: one read, broadcast. */
-static exec_result h_ldk_32(exec_warp *w, const xinsn *x, uint32_t mask)
-{
-    uint32_t v;
-    const uint64_t off = (uint64_t)x->imm;
-    memcpy(&v, (const uint8_t *)w->cta->cfg->params + off, 4);
-    uint32_t *d = xr32(w, x->op[0]);
-    w->access_bytes = 4;
-    w->access_space = MB_SPACE_PARAM;
-    FOR_LANES(mask, l, {
-        d[l] = v;
-        w->addrs[l] = off;
-    });
-    return EXEC_NEXT;
-}
-
-static exec_result h_ldk_64(exec_warp *w, const xinsn *x, uint32_t mask)
-{
-    uint64_t v;
-    const uint64_t off = (uint64_t)x->imm;
-    memcpy(&v, (const uint8_t *)w->cta->cfg->params + off, 8);
-    uint64_t *d = xr64(w, x->op[0]);
-    w->access_bytes = 8;
-    w->access_space = MB_SPACE_PARAM;
-    FOR_LANES(mask, l, {
-        d[l] = v;
-        w->addrs[l] = off;
-    });
-    return EXEC_NEXT;
-}
+#define DEF_LDK(name, T, XR)                                                                       \
+    static exec_result name(exec_warp *w, const xinsn *x, uint32_t mask)                           \
+    {                                                                                              \
+        T v;                                                                                       \
+        const uint64_t off = (uint64_t)x->imm;                                                     \
+        memcpy(&v, (const uint8_t *)w->cta->cfg->params + off, sizeof v);                          \
+        T *d = XR(w, x->op[0]);                                                                    \
+        w->access_bytes = sizeof v;                                                                \
+        w->access_space = MB_SPACE_PARAM;                                                          \
+        FOR_LANES(mask, l, {                                                                       \
+            d[l] = v;                                                                              \
+            w->addrs[l] = off;                                                                     \
+        });                                                                                        \
+        return EXEC_NEXT;                                                                          \
+    }
+DEF_LDK(h_ldk_32, uint32_t, xr32)
+DEF_LDK(h_ldk_64, uint64_t, xr64)
 
 /* Stores of the low sizeof(MT) bytes of lane arrays of RT. */
 #define DEF_ST(name, RT, MT)                                                                       \
