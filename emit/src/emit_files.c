@@ -80,15 +80,17 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
 {
     emit_vars v;
     memset(&v, 0, sizeof(v));
-    char insts[32], orig[32], chain[32], synth[32];
+    char insts[32], orig[32], chain[32], synth[32], dropped[32];
     snprintf(insts, sizeof insts, "%" PRIu64, m->expected_thread_insts);
     snprintf(orig, sizeof orig, "%" PRIu64, m->original_thread_insts);
     snprintf(chain, sizeof chain, "%zu", m->chain_insns);
     snprintf(synth, sizeof synth, "%zu", m->synthetic_insns);
+    snprintf(dropped, sizeof dropped, "%zu", m->dropped_fillers);
     emit_var(&v, "EXPECTED_INSTS", insts);
     emit_var(&v, "ORIGINAL_INSTS", orig);
     emit_var(&v, "CHAIN_INSNS", chain);
     emit_var(&v, "SYNTHETIC_INSNS", synth);
+    emit_var(&v, "DROPPED_FILLERS", dropped);
     mb_buf *blocks = emit_var_buf(&v, "EXPECTED_BLOCKS");
     mb_buf_puts(blocks, "| block | label | expected ECount |\n|---|---|---|\n");
     for (size_t k = 0; k < m->nblocks; k++)

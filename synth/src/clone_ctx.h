@@ -21,7 +21,8 @@ typedef struct need_seq {
     int independent;        /* needs nothing the block's earlier sequences compute */
 } need_seq;
 
-enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM };
+/* SLOT_DROPPED: a filler whose place an inserted need took (not emitted) */
+enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM, SLOT_DROPPED };
 
 typedef struct slot {
     const char *token;

@@ -232,6 +232,79 @@ static mb_status match_block(ctx *c, int block)
     return st;
 }
 
+/* The instruction class of a chain token and the kind of value it works on
+ * (0 integer or bits, 1 f32/f16, 2 f64): a filler of the same class and kind
+ * keeps the clone's mix and the pressure on each functional unit. */
+static int token_class(const char *token, int *kind)
+{
+    size_t n = strcspn(token, ".");
+    int op = mb_opcode_lookup(token, n);
+    const char *last = strrchr(token, '.');
+    *kind = !last ? 0 : !strcmp(last, ".f64") ? 2 : last[1] == 'f' || last[1] == 'h' ? 1 : 0;
+    return op < 0 ? -1 : (int)mb_opcode_get((mb_opcode)op)->cls;
+}
+
+/* The free filler of `block` nearest slot `at` that can stand for `token`:
+ * the same token, else the same class and kind (ALU and conversions only;
+ * memory and control are never exchanged). SIZE_MAX when none. */
+static size_t filler_for(const blk *b, const char *token, size_t at)
+{
+    int kind, cls = token_class(token, &kind);
+    size_t best = SIZE_MAX, best_d = SIZE_MAX, alike = SIZE_MAX, alike_d = SIZE_MAX;
+    for (size_t i = 0; i < b->nslots; i++) {
+        if (b->slots[i].role != SLOT_FILLER)
+            continue;
+        size_t d = i > at ? i - at : at - i;
+        if (!strcmp(b->slots[i].token, token)) {
+            if (d < best_d)
+                best = i, best_d = d;
+            continue;
+        }
+        int k2, c2 = token_class(b->slots[i].token, &k2);
+        if (c2 == cls && k2 == kind && (cls == MB_CLASS_ALU || cls == MB_CLASS_CONV) && d < alike_d)
+            alike = i, alike_d = d;
+    }
+    return best != SIZE_MAX ? best : alike;
+}
+
+/* Whether `a` runs exactly as often as `k`, in the same loops: a filler
+ * dropped there removes as many dynamic instructions as `k` adds. */
+static int same_frequency(const ctx *c, int a, int k)
+{
+    if (c->f->blocks[a].ecount != c->f->blocks[k].ecount)
+        return 0;
+    for (size_t l = 0; l < c->nloops; l++)
+        if (c->in_loop[l][a] != c->in_loop[l][k])
+            return 0;
+    return 1;
+}
+
+/* Synthetic instructions take the place of chain fillers: every inserted
+ * need drops a free filler of its kind in its block, or else in a dominating
+ * block that runs as often, so that each block's (or the pair's) instruction
+ * count and mix stay the original's. A need nothing can stand for stays extra. */
+static void drop_fillers(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++)
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                const char *token = b->slots[i].ins[j].token;
+                int at = (int)k;
+                size_t f = filler_for(b, token, i);
+                while (f == SIZE_MAX && at > 0 && c->b[at].idom >= 0) {
+                    at = c->b[at].idom;
+                    if (same_frequency(c, at, (int)k))
+                        f = filler_for(&c->b[at], token, c->b[at].nslots);
+                }
+                if (f != SIZE_MAX) {
+                    c->b[at].slots[f].role = SLOT_DROPPED;
+                    c->m->dropped_fillers++;
+                }
+            }
+    }
+}
+
 /* ----------------------------------------------------------- the needs */
 
 #define ADD(seq, op, ...)                                                                          \
@@ -1615,10 +1688,13 @@ mb_status cx_assemble(ctx *c)
     }
     if (c->oom)
         return cx_nomem(c);
-    /* 6. match every block's sequences, then fill the rest */
-    for (size_t k = 0; k < c->nb; k++) {
+    /* 6. match every block's sequences, drop the fillers inserted needs
+     *    replace, then fill the rest */
+    for (size_t k = 0; k < c->nb; k++)
         if ((st = match_block(c, (int)k)) != MB_OK)
             return st;
+    drop_fillers(c);
+    for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         for (size_t i = 0; i < b->nslots; i++)
             if (b->slots[i].role == SLOT_FILLER &&
@@ -1635,7 +1711,7 @@ mb_status cx_assemble(ctx *c)
         blk *b = &c->b[k];
         size_t n = 0;
         for (size_t i = 0; i <= b->nslots; i++)
-            n += b->slots[i].nins + (i < b->nslots);
+            n += b->slots[i].nins + (i < b->nslots && b->slots[i].role != SLOT_DROPPED);
         mb_clone_block *cb = &m->blocks[k];
         cb->label = cx_fmt(c, "$Lc%zu", k);
         cb->insns = mb_arena_alloc(c->A, (n + 1) * sizeof(*cb->insns));
@@ -1651,7 +1727,7 @@ mb_status cx_assemble(ctx *c)
             }
             free(s->ins);
             s->ins = NULL;
-            if (i < b->nslots) {
+            if (i < b->nslots && s->role != SLOT_DROPPED) {
                 mb_clone_insn *x = &cb->insns[cb->ninsns++];
                 x->guard = s->guard;
                 x->op = s->op;

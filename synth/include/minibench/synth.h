@@ -306,6 +306,7 @@ typedef struct mb_clone_model {
     uint64_t expected_thread_insts;
     uint64_t original_thread_insts;
     size_t synthetic_insns, chain_insns; /**< static counts, for the README */
+    size_t dropped_fillers;              /**< chain fillers synthetic instructions replaced */
     mb_arena *arena;
 } mb_clone_model;
 
