@@ -1036,6 +1036,17 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
                 dg *= 2;
             uint32_t banks = 32 / dg, lg = (uint32_t)log2u(banks);
             uint64_t units = region / (w < 4 ? 4 : w);
+            /* accesses of the block with the same degree share one address */
+            char key[160];
+            snprintf(key, sizeof key, "bank:%d:%u:%llu:%u:%s", block, dg, (unsigned long long)units,
+                     w, base);
+            const char *same = offset_find(c, key);
+            pl->offset = 0;
+            pl->is64 = 0;
+            if (same) {
+                pl->tbase = same;
+                return MB_OK;
+            }
             const char *kf = g_kf(c);
             ADD(s, "and.b32", "%s, %s, %u", t, kf, banks - 1);
             ADD(s, "shr.u32", "%s, %s, %u", u, kf, lg);
@@ -1044,9 +1055,8 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             if (mod_const(c, s, t, (uint64_t)(dg - 1) * 32 + banks - 1, units ? units : 1) != MB_OK)
                 return c->err->status;
             ADD(s, "mad.lo.s32", "%s, %s, %u, %s", t, t, w < 4 ? 4 : w, base);
+            offset_put(c, key, t);
             pl->tbase = t;
-            pl->offset = 0;
-            pl->is64 = 0;
             return MB_OK;
         }
     }
