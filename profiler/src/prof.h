@@ -67,6 +67,8 @@ typedef struct prof_static {
     /* per block: register def-use distance within the block */
     prof_hist *dep_dist;    /* nblocks histograms: for each instruction and source register
                                defined earlier in the same block, distance = i - j */
+    mb_buf *dep_chain;      /* nblocks texts, one word per instruction: the distances of its
+                               producers in the block in operand order ("2,5"), "-" for none */
 } prof_static;
 
 /* Runs the static analyses of `fn` (its CFG in `cfg`). */

@@ -255,6 +255,8 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
         mb_buf_free(&chain);
         json_object_set_new(jb, "instruction_mix", mix_json(f, blk->first, blk->first + blk->ninsns));
         json_object_set_new(jb, "dependence_distance", hist_json(&f->st.dep_dist[b], 0));
+        const mb_buf *deps = &f->st.dep_chain[b];
+        json_object_set_new(jb, "dependences", json_string(deps->data ? deps->data : ""));
         json_array_append_new(blocks, jb);
     }
     json_object_set_new(o, "blocks", blocks);

@@ -1349,14 +1349,23 @@ static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
                 break;
             }
             uint32_t stamp = stamp_base + k + 1;
+            mb_buf *text = &out->dep_chain[b];
+            size_t word = text->len;
+            if (k > 0)
+                mb_buf_putc(text, ' ');
             for (size_t u = 0; ok && u < c->nuses; u++) {
                 uint32_t r = c->uses[u];
                 if (r >= c->nregs || read_stamp[r] == stamp)
                     continue; /* cells are not registers; each register once per instruction */
                 read_stamp[r] = stamp;
-                if (def_stamp[r] > stamp_base) /* defined earlier in this block */
+                if (def_stamp[r] > stamp_base) { /* defined earlier in this block */
                     ok = prof_hist_add(&out->dep_dist[b], (uint64_t)(i - last_def[r]), 1);
+                    mb_buf_printf(text, "%s%u", (text->len > word + (k > 0)) ? "," : "", i - last_def[r]);
+                }
             }
+            if (text->len == word + (k > 0))
+                mb_buf_putc(text, '-');
+            ok = ok && !text->failed;
             for (size_t d = 0; d < c->ndefs; d++) {
                 uint32_t r = c->defs[d];
                 if (r < c->nregs) {
@@ -1414,7 +1423,8 @@ mb_status prof_static_analyse(const mb_module *m, const mb_function *fn, const m
     out->base_kind = calloc(ninsns ? ninsns : 1, sizeof(*out->base_kind));
     out->base_index = calloc(ninsns ? ninsns : 1, sizeof(*out->base_index));
     out->dep_dist = calloc(nb, sizeof(*out->dep_dist));
-    if (!out->source || !out->base_kind || !out->base_index || !out->dep_dist)
+    out->dep_chain = calloc(nb, sizeof(*out->dep_chain));
+    if (!out->source || !out->base_kind || !out->base_index || !out->dep_dist || !out->dep_chain)
         return fail(out, cfg, err, MB_ERR_NOMEM, "out of memory");
 
     ctx c;
@@ -1513,6 +1523,10 @@ void prof_static_free(prof_static *s, const mb_cfg *cfg)
     if (s->dep_dist && cfg)
         for (int b = 0; b < cfg->nblocks; b++)
             prof_hist_free(&s->dep_dist[b]);
+    if (s->dep_chain && cfg)
+        for (int b = 0; b < cfg->nblocks; b++)
+            mb_buf_free(&s->dep_chain[b]);
+    free(s->dep_chain);
     free(s->source);
     free(s->base_kind);
     free(s->base_index);

@@ -165,6 +165,7 @@ mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_
     c.err = err;
     c.A = m->arena;
     c.rng = seed ^ UINT64_C(0x6A09E667F3BCC909);
+    c.dep_block = -1;
     c.reduce_num = reduction == 0 ? 0 : (uint32_t)reduction;
     mb_status st = MB_OK;
     if (p->nfuncs > 1)

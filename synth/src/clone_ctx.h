@@ -108,6 +108,9 @@ typedef struct ctx {
     const char *r_fkey[32];   /* fine keys: lane key * warps/P + warp / P */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;
     uint64_t rng;
+    int dep_block;            /* the filler whose recorded producers source() hands out */
+    size_t dep_slot;
+    uint32_t dep_used;        /* its producers already used, by position */
     memplan *plans;           /* one per memory record */
     int64_t *param_start;     /* estimated buffer start per parameter */
     uint32_t reduce_num;      /* reduction factor, 0 = max */

@@ -1,6 +1,7 @@
 /* Filler instructions: each of the original's chain slots that the model
- * does not need keeps its opcode and types, with a synthetic dataflow whose
- * dependence distances are drawn from the block's profiled histogram. */
+ * does not need keeps its opcode and types, with a synthetic dataflow that
+ * reads the producers the profile recorded for the instruction (distances in
+ * its block), so that the block's dependence graph is the original's. */
 #include "clone_ctx.h"
 
 #include <stdlib.h>
@@ -47,10 +48,42 @@ static int type_bits(const char *t)
     return atoi(t + 1);
 }
 
-/* A register of class `cls` written `d` instructions before slot i, else
- * the nearest earlier one, else the class's pool register. */
+static const char *const pool[MB_REG_CLASSES] = {"%p_in", "%rs_in", "%r_in", "%rd_in", "%f_in", "%fd_in"};
+
+/* With the profile's per-instruction producers: the next unused producer of
+ * slot i whose register has class `cls`, else a register no instruction
+ * writes (the original read one from outside the block, or nothing). */
+static const char *recorded_source(ctx *c, int block, size_t i, int cls, const char *deps)
+{
+    blk *b = &c->b[block];
+    if (c->dep_block != block || c->dep_slot != i) {
+        c->dep_block = block;
+        c->dep_slot = i;
+        c->dep_used = 0;
+    }
+    unsigned k = 0;
+    for (const char *p = deps; *p && *p != '-' && k < 32; k++) {
+        char *end;
+        size_t d = (size_t)strtoul(p, &end, 10);
+        if (!(c->dep_used >> k & 1) && d >= 1 && d <= i && b->slots[i - d].dest_class == cls &&
+            b->slots[i - d].dest) {
+            c->dep_used |= 1u << k;
+            return b->slots[i - d].dest;
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    return pool[cls];
+}
+
+/* A register of class `cls` for slot i: the producers the profile recorded
+ * for the instruction, or (older profiles) one written `d` instructions
+ * before slot i, d drawn from the block's histogram, else the nearest earlier
+ * one, else the class's pool register. */
 static const char *source(ctx *c, int block, size_t i, int cls)
 {
+    const char *const *deps = c->f->blocks[block].deps;
+    if (deps)
+        return recorded_source(c, block, i, cls, deps[i]);
     blk *b = &c->b[block];
     const mb_hist *h = &c->f->blocks[block].dep_distance;
     uint64_t total = mb_hist_total(h);
@@ -70,8 +103,6 @@ static const char *source(ctx *c, int block, size_t i, int cls)
     for (size_t k = i; k-- > 0;)
         if (b->slots[k].dest_class == cls && b->slots[k].dest)
             return b->slots[k].dest;
-    static const char *const pool[MB_REG_CLASSES] = {"%p_in", "%rs_in", "%r_in",
-                                                     "%rd_in", "%f_in", "%fd_in"};
     return pool[cls];
 }
 

@@ -199,7 +199,8 @@ static mb_status get_dim3(loader *ld, json_t *obj, const char *key, uint32_t d[3
             return st_;                                                                            \
     } while (0)
 
-static mb_status split_chain(loader *ld, const char *text, mb_sprof_block *b)
+/* The space-separated words of `text`. */
+static mb_status split_words(loader *ld, const char *text, const char ***words, size_t *nwords)
 {
     size_t n = 0;
     for (const char *p = text; *p;) {
@@ -211,10 +212,10 @@ static mb_status split_chain(loader *ld, const char *text, mb_sprof_block *b)
         while (*p && *p != ' ')
             p++;
     }
-    b->chain = alloc_array(ld, n, sizeof(char *));
-    if (!b->chain)
+    *words = alloc_array(ld, n, sizeof(char *));
+    if (!*words)
         return nomem(ld);
-    b->nchain = 0;
+    *nwords = 0;
     for (const char *p = text; *p;) {
         while (*p == ' ')
             p++;
@@ -223,9 +224,46 @@ static mb_status split_chain(loader *ld, const char *text, mb_sprof_block *b)
         const char *q = p;
         while (*q && *q != ' ')
             q++;
-        if (!(b->chain[b->nchain++] = mb_arena_strndup(ld->arena, p, (size_t)(q - p))))
+        if (!((*words)[(*nwords)++] = mb_arena_strndup(ld->arena, p, (size_t)(q - p))))
             return nomem(ld);
         p = q;
+    }
+    return MB_OK;
+}
+
+/* "dependences": one word per chain instruction, "-" or distances 1..i
+ * (instruction i's producers earlier in the block) separated by commas. */
+static mb_status load_deps(loader *ld, json_t *jb, mb_sprof_block *b)
+{
+    const char *text;
+    size_t n;
+    b->deps = NULL;
+    if (!json_object_get(jb, "dependences"))
+        return MB_OK; /* profiles before the field: the histogram alone */
+    TRY(get_str(ld, jb, "dependences", 0, &text));
+    TRY(split_words(ld, text, &b->deps, &n));
+    char msg[160];
+    if (n != b->nchain) {
+        snprintf(msg, sizeof msg, "'dependences' has %zu words for %zu chain instructions", n, b->nchain);
+        return fail(ld, msg);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *p = b->deps[i];
+        if (!strcmp(p, "-"))
+            continue;
+        for (;;) {
+            char *end;
+            unsigned long d = strtoul(p, &end, 10);
+            if (end == p || *p < '0' || *p > '9' || d < 1 || d > i || (*end && *end != ',')) {
+                snprintf(msg, sizeof msg,
+                         "'dependences' word %zu ('%.40s') must be '-' or distances 1..%zu joined by commas",
+                         i, b->deps[i], i);
+                return fail(ld, msg);
+            }
+            if (!*end)
+                break;
+            p = end + 1;
+        }
     }
     return MB_OK;
 }
@@ -260,8 +298,9 @@ static mb_status load_blocks(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         TRY(get_u64(ld, jb, "exits", &b->exits));
         TRY(get_int_or_null(ld, jb, "loop", &b->loop));
         TRY(get_str(ld, jb, "chain", 0, &chain));
-        TRY(split_chain(ld, chain, b));
+        TRY(split_words(ld, chain, &b->chain, &b->nchain));
         TRY(get_hist(ld, jb, "dependence_distance", &b->dep_distance));
+        TRY(load_deps(ld, jb, b));
         b->first_insn = insn;
         insn += (uint32_t)b->nchain;
     }

@@ -19,7 +19,7 @@
     "   \"blocks\": [\n"                                                                           \
     "    {\"id\": 0, \"name\": \"BB0\", \"ecount\": 64, \"lcount\": 0, \"scount\": 0, \"threads\": 64,\n" \
     "     \"warp_execs\": 2, \"entries\": 64, \"exits\": 0, \"loop\": null, \"chain\": \"add.s32 bra\",\n" \
-    "     \"dependence_distance\": {\"1\": 2}},\n"                                                 \
+    "     \"dependence_distance\": {\"1\": 1}, \"dependences\": \"- 1\"},\n"                         \
     "    {\"id\": 1, \"name\": \"L1\", \"ecount\": " ECOUNT1 ", \"lcount\": 96, \"scount\": 0,\n"   \
     "     \"threads\": 32, \"warp_execs\": 4, \"entries\": 0, \"exits\": 0, \"loop\": 0,\n"        \
     "     \"chain\": \"add.s32 ld.f32 bra\"},\n"                                                   \

@@ -595,6 +595,10 @@ static void test_distances(void **state)
     expect_hist(&fx, 0, 1, 5, 2, 5, 4, 1, 6, 1, 7, 1, -1);
     expect_hist(&fx, 1, 1, 1, -1);
     expect_hist(&fx, 2, 1, 2, -1);
+    /* the same distances per instruction, in operand order (guard first) */
+    assert_string_equal(fx.s.dep_chain[0].data, "- 1 1,2 1 - 2 2,1 4,6 1,2,7 2");
+    assert_string_equal(fx.s.dep_chain[1].data, "- - 1");
+    assert_string_equal(fx.s.dep_chain[2].data, "- 1 1 -");
     release(&fx);
 }
 

@@ -47,6 +47,10 @@ static void test_parse_fields(void **state)
     assert_int_equal(f->blocks[1].first_insn, 2);
     assert_int_equal(f->blocks[1].loop, 0);
     assert_int_equal(f->blocks[0].loop, -1);
+    assert_non_null(f->blocks[0].deps);
+    assert_string_equal(f->blocks[0].deps[0], "-");
+    assert_string_equal(f->blocks[0].deps[1], "1");
+    assert_null(f->blocks[1].deps); /* absent: the histogram alone */
     assert_int_equal(f->nloops, 1);
     assert_int_equal(f->loops[0].trips.n, 1);
     assert_int_equal(f->loops[0].trips.key[0], 4);
@@ -101,6 +105,19 @@ static void test_parse_errors(void **state)
     free(s);
     s = replace(base_json, "\"trip_counts\": {\"4\": 32}", "\"trip_counts\": {\"x\": 32}");
     expect_parse_error(s, MB_ERR_INVALID, "functions[0].loops[0]: 'trip_counts': entry \"x\"");
+    free(s);
+    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 1 1\"");
+    expect_parse_error(s, MB_ERR_INVALID,
+                       "functions[0].blocks[0]: 'dependences' has 3 words for 2 chain instructions");
+    free(s);
+    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 2\"");
+    expect_parse_error(s, MB_ERR_INVALID, "'dependences' word 1 ('2') must be '-' or distances 1..1");
+    free(s);
+    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 1,\"");
+    expect_parse_error(s, MB_ERR_INVALID, "'dependences' word 1 ('1,')");
+    free(s);
+    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": 7");
+    expect_parse_error(s, MB_ERR_INVALID, "functions[0].blocks[0]: 'dependences' must be a string");
     free(s);
     s = replace(base_json, "\"id\": 1,", "\"id\": 5,");
     expect_parse_error(s, MB_ERR_INVALID, "block ids must be 0, 1, 2");

@@ -67,6 +67,8 @@ typedef struct mb_sprof_block {
     const char **chain;     /**< opcode chain tokens, e.g. "add.s32" */
     uint32_t first_insn;    /**< index of its first instruction in the function */
     mb_hist dep_distance;   /**< dependence distance histogram */
+    const char **deps;      /**< per chain instruction, its producers' distances in the block
+                                 ("2,5", "-" for none); NULL in profiles without them */
 } mb_sprof_block;
 
 typedef struct mb_sprof_edge {
