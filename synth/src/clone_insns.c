@@ -520,7 +520,10 @@ static const char *g_key(ctx *c, uint32_t period)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    /* when CTAs hold whole periods, the thread index in the CTA has the same bits */
+    /* when CTAs hold whole periods, the thread index in the CTA has the same
+     * bits, and when a CTA is one period it is the key */
+    if (c->tpc == period * 32)
+        return val_put(c, key, g_ltid(c));
     const char *kf = c->tpc % (period * 32) == 0 ? g_ltid(c) : g_kf(c);
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "and.b32", cx_fmt(c, "%s, %s, %u", r, kf, period * 32 - 1));
@@ -537,11 +540,16 @@ static const char *g_fkey(ctx *c, uint32_t period)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *lk = g_key(c, period), *kf = g_kf(c);
+    const char *lk = g_key(c, period), *h;
     uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
-    const char *h = cx_reg(c, MB_REG_B32);
+    if (c->tpc == period * 32) {
+        h = g_cta(c); /* the period index kf / (32 P) is the CTA index */
+    } else {
+        const char *kf = g_kf(c);
+        h = cx_reg(c, MB_REG_B32);
+        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", h, kf, 5 + log2u(period)));
+    }
     r = cx_reg(c, MB_REG_B32);
-    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", h, kf, 5 + log2u(period)));
     pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, lk, (warps + period - 1) / period, h));
     return val_put(c, key, r);
 }
