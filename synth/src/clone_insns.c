@@ -607,6 +607,20 @@ static size_t plan_slot(const ctx *c, const memplan *pl, int block)
     return c->f->mem[pl->mem].insn - c->f->blocks[block].first_insn;
 }
 
+/* Whether the original formed the access's address in the access's own
+ * block (an address add of its width before it): compilers keep such a
+ * computation with its access instead of hoisting it above a branch. */
+static int address_in_block(const ctx *c, const memplan *pl)
+{
+    int k = plan_block(c, pl);
+    size_t at = plan_slot(c, pl, k);
+    const char *add = pl->is64 ? "add.s64" : "add.s32";
+    for (size_t i = 0; i < at && i < c->f->blocks[k].nchain; i++)
+        if (!strcmp(c->f->blocks[k].chain[i], add))
+            return 1;
+    return 0;
+}
+
 /* The thread-constant part of an access's address, in block `at`. */
 /* Coefficient of each coordinate in the global thread index (equation 1). */
 static int64_t gtid_coef(const ctx *c, int d)
@@ -1478,6 +1492,9 @@ mb_status cx_assemble(ctx *c)
             if (share[k] != (int)k || o->kind != PLAN_AFFINE || pl->kind != PLAN_AFFINE ||
                 o->param != pl->param || o->array != pl->array || o->is64 != pl->is64)
                 continue;
+            if (plan_block(c, o) != plan_block(c, pl) && address_in_block(c, o) &&
+                address_in_block(c, pl))
+                continue; /* each computed where the original computed it */
             int same = 1;
             /* same thread terms (loop terms are added per access) */
             for (size_t t = 0; t < a->affine.nterms && same; t++) {
