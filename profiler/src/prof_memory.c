@@ -66,7 +66,8 @@
  *
  * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
- * footprint cap), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
+ * footprint cap; local lines of small frames take 8 bytes per word of the
+ * frame instead, see prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
  * the other histograms (a few dozen entries), scratch sized by the widest
  * request and, once a request without a constant stride comes, an 18 KiB
  * table of small strides. Everything is deterministic (no clocks, no pointers in
@@ -86,6 +87,7 @@
  * added after it.
  */
 #include "prof.h"
+#include "prof_footprint.h"
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
@@ -107,8 +109,6 @@ __extension__ typedef unsigned __int128 u128;
 #define PM_STRIDE_OTHER UINT64_MAX
 #define PM_STRIDE_DIRECT 1024 /* scattered lane strides in [-1024, 1024] bytes (a 256-word table
                               in shared memory, say): counted in a table */
-#define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
-#define PM_LT_EMPTY UINT64_MAX
 #define PM_MAXCOL 16 /* 1 + at most 15 features (prof_mem_result.coef[16]) */
 #define PM_MAX_FEATURES (PM_MAXCOL - 1)
 
@@ -297,7 +297,7 @@ struct prof_mem {
     int space_seen;
 
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
-        d_bank[PM_DIRECT], d_reuse[65];
+        d_bank[PM_DIRECT];
     pm_pending stride;
 
     uint64_t *tmp; /* sorted address / word scratch */
@@ -309,8 +309,7 @@ struct prof_mem {
     uint64_t *bank_word;
     uint32_t bank_gen;
 
-    uint64_t *lt_key, *lt_last; /* line table: (space, line) -> last request */
-    uint32_t lt_bits, lt_count;
+    pm_footprint footprint;
 
     /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
      * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
@@ -446,8 +445,7 @@ void prof_mem_free(prof_mem *pm)
     free(pm->lines);
     free(pm->bank_stamp);
     free(pm->bank_word);
-    free(pm->lt_key);
-    free(pm->lt_last);
+    pm_footprint_free(&pm->footprint);
     if (pm->memo) {
         for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
             if (pm->memo[k]) {
@@ -1043,91 +1041,29 @@ conflict:;
 
 /* ------------------------------------------------ footprint and reuse */
 
-static inline uint64_t lt_hash(uint64_t key, uint32_t bits)
+/* Records that request r touched n distinct lines of `space`
+ * (prof_footprint.h): line[l] + add, or add + l when line is NULL. */
+static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_t n,
+                       unsigned space, uint64_t r)
 {
-    return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
-}
-
-static int lt_grow(prof_mem *pm)
-{
-    uint32_t bits = pm->lt_bits ? pm->lt_bits + 1 : 6;
-    size_t size = (size_t)1 << bits;
-    uint64_t *key = malloc(size * sizeof(uint64_t));
-    uint64_t *last = malloc(size * sizeof(uint64_t));
-    if (!key || !last) {
-        free(key);
-        free(last);
-        return 0;
-    }
-    for (size_t i = 0; i < size; i++)
-        key[i] = PM_LT_EMPTY;
-    if (pm->lt_bits) {
-        size_t old = (size_t)1 << pm->lt_bits;
-        for (size_t i = 0; i < old; i++) {
-            uint64_t k = pm->lt_key[i];
-            if (k == PM_LT_EMPTY)
-                continue;
-            size_t h = lt_hash(k, bits);
-            while (key[h] != PM_LT_EMPTY)
-                h = (h + 1) & (size - 1);
-            key[h] = k;
-            last[h] = pm->lt_last[i];
-        }
-    }
-    free(pm->lt_key);
-    free(pm->lt_last);
-    pm->lt_key = key;
-    pm->lt_last = last;
-    pm->lt_bits = bits;
-    return 1;
-}
-
-/* Inserts a key that is not in the table (growing it first when needed). */
-static int lt_insert(prof_mem *pm, uint64_t key, uint64_t r)
-{
-    if (pm->lt_count >= PM_FOOTPRINT_CAP) {
-        pm->res.footprint_capped = 1;
+    pm_footprint *fp = &pm->footprint;
+    prof_hist *reuse = &pm->res.reuse_log2;
+    if (space == MB_SPACE_LOCAL) {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_local(fp, reuse, (line ? line[l] : l) + add, r))
+                return 0;
         return 1;
     }
-    if (pm->lt_bits == 0 || (size_t)(pm->lt_count + 1) * 2 > ((size_t)1 << pm->lt_bits)) {
-        if (!lt_grow(pm))
-            return 0;
+    if (line) {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_hashed(fp, reuse, ((line[l] + add) << 4) | space, r))
+                return 0;
+    } else {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_hashed(fp, reuse, ((add + l) << 4) | space, r))
+                return 0;
     }
-    size_t mask = ((size_t)1 << pm->lt_bits) - 1;
-    size_t h = lt_hash(key, pm->lt_bits);
-    while (pm->lt_key[h] != PM_LT_EMPTY)
-        h = (h + 1) & mask;
-    pm->lt_key[h] = key;
-    pm->lt_last[h] = r;
-    pm->lt_count++;
     return 1;
-}
-
-/* Records that request r touched `line` of `space`: a reuse when the line
- * was seen before, else a new footprint line. */
-static inline int touch_line(prof_mem *pm, uint64_t line, unsigned space, uint64_t r)
-{
-    uint64_t key = (line << 4) | space;
-    const uint32_t bits = pm->lt_bits;
-    if (bits != 0) {
-        const size_t mask = ((size_t)1 << bits) - 1;
-        size_t h = lt_hash(key, bits);
-        for (;;) {
-            uint64_t k = pm->lt_key[h];
-            if (k == key) {
-                uint64_t gap = r - pm->lt_last[h]; /* d + 1 >= 1 */
-                uint32_t b = 63 - (uint32_t)__builtin_clzll(gap);
-                pm->lt_last[h] = r;
-                if (pm->d_reuse[b]++ == 0)
-                    return reserve_value(pm->d_reuse, &pm->res.reuse_log2, b);
-                return 1;
-            }
-            if (k == PM_LT_EMPTY)
-                break;
-            h = (h + 1) & mask;
-        }
-    }
-    return lt_insert(pm, key, r);
 }
 
 /* -------------------------------------------------- exact affine algebra */
@@ -1914,9 +1850,8 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             pm->memo_hits++;
             pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
             const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
-            for (uint64_t l = 0; l < memo->lines; l++)
-                if (!touch_line(pm, memo->line[l] + shift, space, r))
-                    return 0;
+            if (!touch_lines(pm, memo->line, shift, memo->lines, space, r))
+                return 0;
             aff_check(pm, req, &memo->verified);
             return 1;
         }
@@ -2043,15 +1978,8 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     }
 
     /* footprint and reuse */
-    if (line_range) {
-        for (uint64_t l = 0; l < nlines; l++)
-            if (!touch_line(pm, lfirst + l, space, r))
-                return 0;
-    } else {
-        for (uint64_t l = 0; l < nlines; l++)
-            if (!touch_line(pm, pm->lines[l], space, r))
-                return 0;
-    }
+    if (!touch_lines(pm, line_range ? NULL : pm->lines, line_range ? lfirst : 0, nlines, space, r))
+        return 0;
 
     pm_memo *memo = pm->rec;
     pm->rec = NULL;
@@ -2095,7 +2023,7 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     drain(pm->d_cc10, PM_DIRECT, &res->cc10_transactions);
     drain(pm->d_cc12, PM_DIRECT, &res->cc12_transactions);
     drain(pm->d_bank, PM_DIRECT, &res->bank_degree);
-    drain(pm->d_reuse, 65, &res->reuse_log2);
+    drain(pm->footprint.reuse, PM_REUSE_BUCKETS, &res->reuse_log2);
     prof_hist_sort(&res->sectors);
     prof_hist_sort(&res->lines);
     prof_hist_sort(&res->cc10_transactions);
@@ -2103,7 +2031,8 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     prof_hist_sort(&res->bank_degree);
     prof_hist_sort(&res->lane_stride);
     prof_hist_sort(&res->reuse_log2);
-    res->footprint_lines = pm->lt_count;
+    res->footprint_lines = pm->footprint.count;
+    res->footprint_capped = pm->footprint.capped;
 
     const pm_affine *a = &pm->aff;
     memset(res->coef, 0, sizeof(res->coef));
