@@ -66,7 +66,8 @@
  *
  * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
- * footprint cap), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
+ * footprint cap; local lines of small frames take 8 bytes per word of the
+ * frame instead, see prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
  * the other histograms (a few dozen entries), scratch sized by the widest
  * request and, once a request without a constant stride comes, an 18 KiB
  * table of small strides. Everything is deterministic (no clocks, no pointers in
@@ -86,6 +87,7 @@
  * added after it.
  */
 #include "prof.h"
+#include "prof_footprint.h"
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
@@ -107,8 +109,6 @@ __extension__ typedef unsigned __int128 u128;
 #define PM_STRIDE_OTHER UINT64_MAX
 #define PM_STRIDE_DIRECT 1024 /* scattered lane strides in [-1024, 1024] bytes (a 256-word table
                               in shared memory, say): counted in a table */
-#define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
-#define PM_LT_EMPTY UINT64_MAX
 #define PM_MAXCOL 16 /* 1 + at most 15 features (prof_mem_result.coef[16]) */
 #define PM_MAX_FEATURES (PM_MAXCOL - 1)
 
@@ -297,7 +297,7 @@ struct prof_mem {
     int space_seen;
 
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
-        d_bank[PM_DIRECT], d_reuse[65];
+        d_bank[PM_DIRECT];
     pm_pending stride;
 
     uint64_t *tmp; /* sorted address / word scratch */
@@ -309,8 +309,7 @@ struct prof_mem {
     uint64_t *bank_word;
     uint32_t bank_gen;
 
-    uint64_t *lt_key, *lt_last; /* line table: (space, line) -> last request */
-    uint32_t lt_bits, lt_count;
+    pm_footprint footprint;
 
     /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
      * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
@@ -446,8 +445,7 @@ void prof_mem_free(prof_mem *pm)
     free(pm->lines);
     free(pm->bank_stamp);
     free(pm->bank_word);
-    free(pm->lt_key);
-    free(pm->lt_last);
+    pm_footprint_free(&pm->footprint);
     if (pm->memo) {
         for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
             if (pm->memo[k]) {
@@ -1043,91 +1041,29 @@ conflict:;
 
 /* ------------------------------------------------ footprint and reuse */
 
-static inline uint64_t lt_hash(uint64_t key, uint32_t bits)
+/* Records that request r touched n distinct lines of `space`
+ * (prof_footprint.h): line[l] + add, or add + l when line is NULL. */
+static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_t n,
+                       unsigned space, uint64_t r)
 {
-    return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
-}
-
-static int lt_grow(prof_mem *pm)
-{
-    uint32_t bits = pm->lt_bits ? pm->lt_bits + 1 : 6;
-    size_t size = (size_t)1 << bits;
-    uint64_t *key = malloc(size * sizeof(uint64_t));
-    uint64_t *last = malloc(size * sizeof(uint64_t));
-    if (!key || !last) {
-        free(key);
-        free(last);
-        return 0;
-    }
-    for (size_t i = 0; i < size; i++)
-        key[i] = PM_LT_EMPTY;
-    if (pm->lt_bits) {
-        size_t old = (size_t)1 << pm->lt_bits;
-        for (size_t i = 0; i < old; i++) {
-            uint64_t k = pm->lt_key[i];
-            if (k == PM_LT_EMPTY)
-                continue;
-            size_t h = lt_hash(k, bits);
-            while (key[h] != PM_LT_EMPTY)
-                h = (h + 1) & (size - 1);
-            key[h] = k;
-            last[h] = pm->lt_last[i];
-        }
-    }
-    free(pm->lt_key);
-    free(pm->lt_last);
-    pm->lt_key = key;
-    pm->lt_last = last;
-    pm->lt_bits = bits;
-    return 1;
-}
-
-/* Inserts a key that is not in the table (growing it first when needed). */
-static int lt_insert(prof_mem *pm, uint64_t key, uint64_t r)
-{
-    if (pm->lt_count >= PM_FOOTPRINT_CAP) {
-        pm->res.footprint_capped = 1;
+    pm_footprint *fp = &pm->footprint;
+    prof_hist *reuse = &pm->res.reuse_log2;
+    if (space == MB_SPACE_LOCAL) {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_local(fp, reuse, (line ? line[l] : l) + add, r))
+                return 0;
         return 1;
     }
-    if (pm->lt_bits == 0 || (size_t)(pm->lt_count + 1) * 2 > ((size_t)1 << pm->lt_bits)) {
-        if (!lt_grow(pm))
-            return 0;
+    if (line) {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_hashed(fp, reuse, ((line[l] + add) << 4) | space, r))
+                return 0;
+    } else {
+        for (uint64_t l = 0; l < n; l++)
+            if (!pm_footprint_touch_hashed(fp, reuse, ((add + l) << 4) | space, r))
+                return 0;
     }
-    size_t mask = ((size_t)1 << pm->lt_bits) - 1;
-    size_t h = lt_hash(key, pm->lt_bits);
-    while (pm->lt_key[h] != PM_LT_EMPTY)
-        h = (h + 1) & mask;
-    pm->lt_key[h] = key;
-    pm->lt_last[h] = r;
-    pm->lt_count++;
     return 1;
-}
-
-/* Records that request r touched `line` of `space`: a reuse when the line
- * was seen before, else a new footprint line. */
-static inline int touch_line(prof_mem *pm, uint64_t line, unsigned space, uint64_t r)
-{
-    uint64_t key = (line << 4) | space;
-    const uint32_t bits = pm->lt_bits;
-    if (bits != 0) {
-        const size_t mask = ((size_t)1 << bits) - 1;
-        size_t h = lt_hash(key, bits);
-        for (;;) {
-            uint64_t k = pm->lt_key[h];
-            if (k == key) {
-                uint64_t gap = r - pm->lt_last[h]; /* d + 1 >= 1 */
-                uint32_t b = 63 - (uint32_t)__builtin_clzll(gap);
-                pm->lt_last[h] = r;
-                if (pm->d_reuse[b]++ == 0)
-                    return reserve_value(pm->d_reuse, &pm->res.reuse_log2, b);
-                return 1;
-            }
-            if (k == PM_LT_EMPTY)
-                break;
-            h = (h + 1) & mask;
-        }
-    }
-    return lt_insert(pm, key, r);
 }
 
 /* -------------------------------------------------- exact affine algebra */
@@ -1834,40 +1770,129 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
 /* Local memory, as hardware interleaves it by lane: word w of lane l of a
  * warp at (w * 32 + l) * 4, accesses of at most 4 bytes (as the simulator
  * lays it out). A request touches one line per distinct word and one
- * sector per distinct (word, 8-lane group); the distinct words go to
- * pm->lines (a warp's region, so they are its line numbers), and the
- * interleaved addresses to pm->tmp for the half-warp rules. */
+ * sector per distinct (word, 8-lane group); the distinct words are its line
+ * numbers (a warp's region).
+ *
+ * Most requests stay within a 64-word window around their first word; one
+ * pass over the lanes (local_scan) then marks the words of each 8-lane
+ * group in a bitmap, and every statistic follows from the bitmaps
+ * (local_window_units). The half-warp rules on interleaved addresses
+ * reduce to words because a word's 32 lanes fill one 128-byte segment:
+ * segment w of 128 bytes (and w * 2 + l / 16 of 64 bytes, so again one per
+ * word within a half-warp), w * 4 + l / 8 of 32 bytes (one per sector);
+ * the 1.0 rule's 4-byte case holds exactly when the half-warp's lanes
+ * share one word, each at its start. */
+typedef struct pm_local {
+    int in_window;      /* the words below; else local_units */
+    uint64_t anchor;    /* the window's first word */
+    uint64_t group[4];  /* per 8-lane group: words anchor + bit */
+    uint32_t lanes;     /* lanes with an entry */
+    uint64_t unaligned[2]; /* per half-warp: nonzero when a lane is not at a word's start */
+} pm_local;
+
+/* local_scan, with or without the lane strides. */
+static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
+                                                                  const prof_mem_request *req,
+                                                                  const int strides, pm_local *lu)
+{
+    const uint32_t n = req->lanes;
+    const uint64_t *a = req->addrs;
+    /* the lanes as a mask; 0 (lanes out of order or beyond 31): not counted here */
+    const uint32_t lanes = req->lane_index ? request_mask(req) : n == 32 ? UINT32_MAX : (1u << n) - 1;
+    const uint64_t w0 = a[0] >> 2, anchor = w0 >= 32 ? w0 - 32 : 0;
+    uint64_t outside = lanes == 0 ? UINT64_MAX : 0, any[4] = {0, 0, 0, 0};
+    uint64_t *cnt = NULL;
+    const uint8_t *st = NULL;
+    if (strides) {
+        strides_table(pm);
+        cnt = pm->sd_count;
+        st = pm->sd_state;
+    }
+    /* entries in lane order: those of group q follow those of group q - 1
+     * (all of them in group 3 when the lanes are not a mask) */
+    uint32_t b = 0;
+    for (uint32_t q = 0; q < 4; q++) {
+        const uint32_t e = q == 3 ? n : b + (uint32_t)mb_popcount64(lanes & (0xFFu << (8 * q)));
+        uint64_t words = 0, x_or = 0;
+        for (uint32_t k = b; k < e; k++) {
+            const uint64_t x = a[k];
+            if (strides && k > 0) {
+                const uint64_t diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
+                if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
+                    cnt[slot]++;
+                else if (!stride_one(pm, diff))
+                    return 0;
+            }
+            const uint64_t rel = (x >> 2) - anchor;
+            outside |= rel;
+            words |= (uint64_t)1 << (rel & 63);
+            x_or |= x;
+        }
+        lu->group[q] = words;
+        any[q] = x_or;
+        b = e;
+    }
+    lu->anchor = anchor;
+    lu->lanes = lanes;
+    lu->unaligned[0] = (any[0] | any[1]) & 3;
+    lu->unaligned[1] = (any[2] | any[3]) & 3;
+    /* interleaved addresses below 2^64: words below 2^57 */
+    lu->in_window = outside < 64 && w0 < ((uint64_t)1 << 56);
+    return 1;
+}
+
+/* The pass over a local request's lanes: the word bitmaps and, when
+ * `strides`, its lane strides (as scatter_scan counts them). 0 when out of
+ * memory. */
+static int local_scan(prof_mem *pm, const prof_mem_request *req, int strides, pm_local *lu)
+{
+    return strides ? local_scan_lanes(pm, req, 1, lu) : local_scan_lanes(pm, req, 0, lu);
+}
+
+static inline uint32_t popcount2(uint64_t x, uint64_t y)
+{
+    return (uint32_t)(mb_popcount64(x) + mb_popcount64(y));
+}
+
+/* The 1.0 rule for one half-warp of a local request, 4-byte words. */
+static inline uint64_t local_cc10_half(uint32_t lanes, uint64_t unaligned, uint64_t words)
+{
+    const uint32_t active = (uint32_t)mb_popcount64(lanes);
+    return active != 0 && words == 1 && unaligned == 0 ? 1 : active;
+}
+
+/* Sectors, the 1.0 and 1.2 counts and the distinct words (lines, relative
+ * to the anchor) of a request inside the window (w: its word size, at
+ * most 4). */
+static void local_window_units(const pm_local *lu, uint32_t n, uint64_t w, uint64_t *nsec,
+                               uint64_t *t10, uint64_t *t12, uint64_t *words)
+{
+    const uint64_t *g = lu->group, h0 = g[0] | g[1], h1 = g[2] | g[3];
+    *nsec = popcount2(g[0], g[1]) + popcount2(g[2], g[3]);
+    const uint32_t c0 = (uint32_t)mb_popcount64(h0), c1 = (uint32_t)mb_popcount64(h1);
+    *t12 = w == 1 ? *nsec : (uint64_t)c0 + c1;
+    if (w == 4)
+        *t10 = local_cc10_half(lu->lanes & 0xFFFF, lu->unaligned[0], c0) +
+               local_cc10_half(lu->lanes >> 16, lu->unaligned[1], c1);
+    else
+        *t10 = n; /* a word size the rule never coalesces */
+    *words = h0 | h1;
+}
+
+/* Requests whose words are far apart: the distinct (word, group) sector
+ * keys, sorted; the interleaved addresses go to pm->tmp for the half-warp
+ * rules. */
 static int local_units(prof_mem *pm, const prof_mem_request *req, uint64_t *nsec, uint64_t *nlines)
 {
     const uint32_t n = req->lanes;
     const uint64_t *a = req->addrs;
-    if (!grow_u64(&pm->lines, &pm->lines_cap, n) || !grow_u64(&pm->tmp, &pm->tmp_cap, n))
-        return 0;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t w = a[i] >> 2;
-        lo = w < lo ? w : lo;
-        hi = w > hi ? w : hi;
-        pm->tmp[i] = w * 128 + (uint64_t)lane_id(req, i) * 4 + (a[i] & 3);
-    }
-    if (hi - lo < 64) {
-        uint64_t group[4] = {0, 0, 0, 0};
-        for (uint32_t i = 0; i < n; i++)
-            group[lane_id(req, i) >> 3] |= (uint64_t)1 << ((a[i] >> 2) - lo);
-        const uint64_t words = group[0] | group[1] | group[2] | group[3];
-        *nsec = (uint64_t)(mb_popcount64(group[0]) + mb_popcount64(group[1]) + mb_popcount64(group[2]) +
-                           mb_popcount64(group[3]));
-        *nlines = 0;
-        for (uint64_t m = words; m; m &= m - 1)
-            pm->lines[(*nlines)++] = lo + (uint64_t)__builtin_ctzll(m);
-        return 1;
-    }
-    /* words far apart: sort the (word, group) sector keys */
-    if (!grow_u64(&pm->tmp, &pm->tmp_cap, 2 * (size_t)n))
+    if (!grow_u64(&pm->lines, &pm->lines_cap, n) || !grow_u64(&pm->tmp, &pm->tmp_cap, 2 * (size_t)n))
         return 0;
     uint64_t *key = pm->tmp + n;
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        pm->tmp[i] = (a[i] >> 2) * 128 + (uint64_t)lane_id(req, i) * 4 + (a[i] & 3);
         key[i] = (a[i] >> 2) * 4 + (lane_id(req, i) >> 3);
+    }
     sort_u64(key, n);
     *nsec = *nlines = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -1877,6 +1902,17 @@ static int local_units(prof_mem *pm, const prof_mem_request *req, uint64_t *nsec
         if (*nlines == 0 || pm->lines[*nlines - 1] != key[i] / 4)
             pm->lines[(*nlines)++] = key[i] / 4;
     }
+    return 1;
+}
+
+/* Touches the lines of a local request inside the window. */
+static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, uint64_t r)
+{
+    pm_footprint *fp = &pm->footprint;
+    prof_hist *reuse = &pm->res.reuse_log2;
+    for (uint64_t m = words; m; m &= m - 1)
+        if (!pm_footprint_touch_local(fp, reuse, lu->anchor + (uint64_t)__builtin_ctzll(m), r))
+            return 0;
     return 1;
 }
 
@@ -1914,9 +1950,8 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             pm->memo_hits++;
             pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
             const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
-            for (uint64_t l = 0; l < memo->lines; l++)
-                if (!touch_line(pm, memo->line[l] + shift, space, r))
-                    return 0;
+            if (!touch_lines(pm, memo->line, shift, memo->lines, space, r))
+                return 0;
             aff_check(pm, req, &memo->verified);
             return 1;
         }
@@ -1952,6 +1987,9 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     int cst = 1;
     uint64_t d = 0;
     pm_scan sc = {0, 0, 0, 0, 0};
+    pm_local lu;
+    int local_scanned = 0, local_window = 0;
+    uint64_t local_words = 0;
     if (n >= 2) {
         d = a[1] - a[0];
         /* a[i] == a[0] + i d for every lane, four lanes per step */
@@ -1969,6 +2007,10 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
+        } else if (local) {
+            if (!local_scan(pm, req, 1, &lu))
+                return 0;
+            local_scanned = 1;
         } else if (!scatter_scan(pm, a, n, &sc)) {
             return 0;
         }
@@ -1977,7 +2019,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     const uint64_t ad = neg ? (uint64_t)0 - d : d;
 
     /* sectors and the distinct lines */
-    uint64_t nsec, lfirst = 0, nlines;
+    uint64_t nsec, lfirst = 0, nlines, deg = 0, t10 = 0, t12 = 0;
     int line_range = 0;
     const int local_uniform = local && cst && d == 0 && n == 32 && (a[0] & 3) + (bytes > 4 ? 4 : bytes) <= 4;
     if (local_uniform) {
@@ -1987,9 +2029,19 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         pm->lines[0] = a[0] >> 2;
         nsec = 4;
         nlines = 1;
+        t10 = t12 = 2; /* a 64-byte aligned word run per half-warp */
     } else if (local) {
-        if (!local_units(pm, req, &nsec, &nlines))
+        if (!local_scanned && !local_scan(pm, req, 0, &lu))
             return 0;
+        local_window = lu.in_window;
+        if (local_window) {
+            local_window_units(&lu, n, bytes > 4 ? 4 : bytes, &nsec, &t10, &t12, &local_words);
+            nlines = (uint64_t)mb_popcount64(local_words);
+        } else {
+            if (!local_units(pm, req, &nsec, &nlines))
+                return 0;
+            cc1x(req, pm->tmp, n, bytes > 4 ? 4 : bytes, 0, 0, NULL, &t10, &t12);
+        }
     } else if (cst && ad <= bytes) {
         /* contiguous or overlapping: one interval */
         uint64_t lo = neg ? a[n - 1] : a[0], hi = end_of(neg ? a[0] : a[n - 1], off);
@@ -2019,7 +2071,6 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         }
     }
 
-    uint64_t deg = 0, t10 = 0, t12 = 0;
     if (shared) {
         const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
         const int one_word = !cst && (sc.any & wmask) + off <= wmask;
@@ -2029,11 +2080,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         if (!count_value(pm->d_bank, &res->bank_degree, deg))
             return 0;
     } else {
-        if (local_uniform)
-            t10 = t12 = 2; /* a 64-byte aligned word run per half-warp */
-        else if (local)
-            cc1x(req, pm->tmp, n, bytes > 4 ? 4 : bytes, 0, 0, NULL, &t10, &t12);
-        else
+        if (!local)
             cc1x(req, a, n, bytes, cst, d, cst ? NULL : &sc, &t10, &t12);
         if (!count_value(pm->d_sectors, &res->sectors, nsec) ||
             !count_value(pm->d_lines, &res->lines, nlines) ||
@@ -2043,14 +2090,12 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     }
 
     /* footprint and reuse */
-    if (line_range) {
-        for (uint64_t l = 0; l < nlines; l++)
-            if (!touch_line(pm, lfirst + l, space, r))
-                return 0;
-    } else {
-        for (uint64_t l = 0; l < nlines; l++)
-            if (!touch_line(pm, pm->lines[l], space, r))
-                return 0;
+    if (local_window) {
+        if (!local_window_touch(pm, &lu, local_words, r))
+            return 0;
+    } else if (!touch_lines(pm, line_range ? NULL : pm->lines, line_range ? lfirst : 0, nlines,
+                            space, r)) {
+        return 0;
     }
 
     pm_memo *memo = pm->rec;
@@ -2095,7 +2140,7 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     drain(pm->d_cc10, PM_DIRECT, &res->cc10_transactions);
     drain(pm->d_cc12, PM_DIRECT, &res->cc12_transactions);
     drain(pm->d_bank, PM_DIRECT, &res->bank_degree);
-    drain(pm->d_reuse, 65, &res->reuse_log2);
+    drain(pm->footprint.reuse, PM_REUSE_BUCKETS, &res->reuse_log2);
     prof_hist_sort(&res->sectors);
     prof_hist_sort(&res->lines);
     prof_hist_sort(&res->cc10_transactions);
@@ -2103,7 +2148,8 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     prof_hist_sort(&res->bank_degree);
     prof_hist_sort(&res->lane_stride);
     prof_hist_sort(&res->reuse_log2);
-    res->footprint_lines = pm->lt_count;
+    res->footprint_lines = pm->footprint.count;
+    res->footprint_capped = pm->footprint.capped;
 
     const pm_affine *a = &pm->aff;
     memset(res->coef, 0, sizeof(res->coef));

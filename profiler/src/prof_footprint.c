@@ -1,0 +1,117 @@
+/*
+ * minibench profiler: the line table behind an instruction's footprint and
+ * reuse distances (see prof_footprint.h); the lookups that hit are inline
+ * there, what grows the tables is here.
+ */
+#include "prof_footprint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Local lines below this are kept in the directly indexed array: a 64 KiB
+ * frame per thread, at most 128 KiB of array per instruction. */
+#define PM_LOCAL_DIRECT_MAX ((uint64_t)1 << 14)
+
+int pm_footprint_reserve(pm_footprint *fp, prof_hist *reuse, uint32_t bucket)
+{
+    if (prof_hist_add(reuse, bucket, 0))
+        return 1;
+    fp->reuse[bucket]--; /* undo, so that the next count retries the reservation */
+    return 0;
+}
+
+static int table_grow(pm_footprint *fp)
+{
+    const uint32_t bits = fp->bits ? fp->bits + 1 : 6;
+    const size_t size = (size_t)1 << bits;
+    uint64_t *key = malloc(size * sizeof(uint64_t));
+    uint64_t *last = malloc(size * sizeof(uint64_t));
+    if (!key || !last) {
+        free(key);
+        free(last);
+        return 0;
+    }
+    for (size_t i = 0; i < size; i++)
+        key[i] = PM_LT_EMPTY;
+    if (fp->bits) {
+        const size_t old = (size_t)1 << fp->bits;
+        for (size_t i = 0; i < old; i++) {
+            const uint64_t k = fp->key[i];
+            if (k == PM_LT_EMPTY)
+                continue;
+            size_t h = pm_footprint_hash(k, bits);
+            while (key[h] != PM_LT_EMPTY)
+                h = (h + 1) & (size - 1);
+            key[h] = k;
+            last[h] = fp->last[i];
+        }
+    }
+    free(fp->key);
+    free(fp->last);
+    fp->key = key;
+    fp->last = last;
+    fp->bits = bits;
+    return 1;
+}
+
+int pm_footprint_insert(pm_footprint *fp, uint64_t key, uint64_t r)
+{
+    if (fp->count >= PM_FOOTPRINT_CAP) {
+        fp->capped = 1;
+        return 1;
+    }
+    if (fp->bits == 0 || (size_t)(fp->count + 1) * 2 > ((size_t)1 << fp->bits)) {
+        if (!table_grow(fp))
+            return 0;
+    }
+    const size_t mask = ((size_t)1 << fp->bits) - 1;
+    size_t h = pm_footprint_hash(key, fp->bits);
+    while (fp->key[h] != PM_LT_EMPTY)
+        h = (h + 1) & mask;
+    fp->key[h] = key;
+    fp->last[h] = r;
+    fp->count++;
+    return 1;
+}
+
+/* Makes the array cover local line `line`; 0 when it cannot. */
+static int local_grow(pm_footprint *fp, uint64_t line)
+{
+    if (fp->local_hashed || line >= PM_LOCAL_DIRECT_MAX)
+        return 0;
+    uint32_t cap = fp->local_cap ? fp->local_cap : 64;
+    while (cap <= line)
+        cap *= 2;
+    uint64_t *last = realloc(fp->local_last, (size_t)cap * sizeof(uint64_t));
+    if (!last)
+        return 0;
+    memset(last + fp->local_cap, 0, (size_t)(cap - fp->local_cap) * sizeof(uint64_t));
+    fp->local_last = last;
+    fp->local_cap = cap;
+    return 1;
+}
+
+/* A local line the array does not hold yet: new there, or beyond what it
+ * can cover (then it, and from now on every local line beyond the array,
+ * goes to the table). */
+int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t line, uint64_t r)
+{
+    if (line >= fp->local_cap && !local_grow(fp, line)) {
+        fp->local_hashed = 1;
+        return pm_footprint_touch_hashed(fp, reuse, (line << 4) | MB_SPACE_LOCAL, r);
+    }
+    if (fp->count >= PM_FOOTPRINT_CAP) {
+        fp->capped = 1;
+        return 1;
+    }
+    fp->local_last[line] = r + 1;
+    fp->count++;
+    return 1;
+}
+
+void pm_footprint_free(pm_footprint *fp)
+{
+    free(fp->key);
+    free(fp->last);
+    free(fp->local_last);
+}
