@@ -554,7 +554,7 @@ static void strides_table(prof_mem *pm)
 }
 
 /* One lane stride of a scattered request, in lane order. */
-static int stride_one(prof_mem *pm, uint64_t diff)
+static inline __attribute__((always_inline)) int stride_one(prof_mem *pm, uint64_t diff)
 {
     const uint64_t slot = diff + PM_STRIDE_DIRECT;
     if (slot > 2 * PM_STRIDE_DIRECT || !pm->sd_count)
@@ -575,6 +575,13 @@ static int stride_one(prof_mem *pm, uint64_t diff)
     if (pm->rec)
         memo_record_stride(pm, state == 1 ? v : PM_STRIDE_OTHER, 1);
     return 1;
+}
+
+/* stride_one as a call, for loops that rarely need it and keep their
+ * registers for other work (local_scan). */
+static __attribute__((noinline)) int stride_one_call(prof_mem *pm, uint64_t diff)
+{
+    return stride_one(pm, diff);
 }
 
 /* What one pass over a scattered request finds besides its lane strides. */
@@ -1088,10 +1095,50 @@ static int fits64(i128 v)
     return v >= (i128)INT64_MIN && v <= (i128)INT64_MAX;
 }
 
+static uint64_t gcd_binary(uint64_t x, uint64_t y)
+{
+    if (x == 0)
+        return y;
+    if (y == 0)
+        return x;
+    const int shift = __builtin_ctzll(x | y);
+    x >>= __builtin_ctzll(x);
+    do {
+        y >>= __builtin_ctzll(y);
+        if (x > y) {
+            const uint64_t t = x;
+            x = y;
+            y = t;
+        }
+        y -= x;
+    } while (y != 0);
+    return x << shift;
+}
+
 /* Divides t[0..n) by the gcd of its entries and stores it as int64;
- * 0 when an entry does not fit. */
+ * 0 when an entry does not fit. Entries that all fit 64 bits (nearly
+ * always) take 64-bit arithmetic: the same gcd and quotients, without
+ * 128-bit divisions. */
 static int normalise(const i128 *t, uint32_t n, int64_t *out)
 {
+    int small = 1;
+    uint64_t g64 = 0;
+    for (uint32_t k = 0; k < n && small; k++) {
+        small = fits64(t[k]);
+        const int64_t v = (int64_t)t[k];
+        if (g64 != 1)
+            g64 = gcd_binary(g64, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    }
+    if (small && g64 <= (uint64_t)INT64_MAX) {
+        if (g64 <= 1) {
+            for (uint32_t k = 0; k < n; k++)
+                out[k] = (int64_t)t[k];
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                out[k] = (int64_t)t[k] / (int64_t)g64;
+        }
+        return 1;
+    }
     u128 g = 0;
     for (uint32_t k = 0; k < n; k++)
         g = gcd128(g, abs128(t[k]));
@@ -1820,7 +1867,7 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
                 const uint64_t diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
                 if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
                     cnt[slot]++;
-                else if (!stride_one(pm, diff))
+                else if (!stride_one_call(pm, diff))
                     return 0;
             }
             const uint64_t rel = (x >> 2) - anchor;
@@ -1992,18 +2039,22 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     uint64_t local_words = 0;
     if (n >= 2) {
         d = a[1] - a[0];
-        /* a[i] == a[0] + i d for every lane, four lanes per step */
-        uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
-        uint32_t i = 0;
-        for (; i + 4 <= n; i += 4, e0 += d4) {
-            diff0 |= a[i] ^ e0;
-            diff1 |= a[i + 1] ^ (e0 + d);
-            diff2 |= a[i + 2] ^ (e0 + 2 * d);
-            diff3 |= a[i + 3] ^ (e0 + 3 * d);
+        /* a[i] == a[0] + i d for every lane, four lanes per step; most
+         * scattered requests already differ at the last lane */
+        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d;
+        if (cst) {
+            uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
+            uint32_t i = 0;
+            for (; i + 4 <= n; i += 4, e0 += d4) {
+                diff0 |= a[i] ^ e0;
+                diff1 |= a[i + 1] ^ (e0 + d);
+                diff2 |= a[i + 2] ^ (e0 + 2 * d);
+                diff3 |= a[i + 3] ^ (e0 + 3 * d);
+            }
+            for (; i < n; i++, e0 += d)
+                diff0 |= a[i] ^ e0;
+            cst = (diff0 | diff1 | diff2 | diff3) == 0;
         }
-        for (; i < n; i++, e0 += d)
-            diff0 |= a[i] ^ e0;
-        cst = (diff0 | diff1 | diff2 | diff3) == 0;
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
