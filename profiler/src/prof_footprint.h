@@ -90,6 +90,27 @@ static inline int pm_footprint_touch_local(pm_footprint *fp, prof_hist *reuse, u
     return pm_footprint_reuse(fp, reuse, gap);
 }
 
+/* pm_footprint_touch for the local lines first + bit of `lines`, which the
+ * array covers (first + 64 <= local_cap). */
+static inline int pm_footprint_touch_local_bits(pm_footprint *fp, prof_hist *reuse,
+                                                uint64_t first, uint64_t lines, uint64_t r)
+{
+    uint64_t *last = fp->local_last + first;
+    for (uint64_t m = lines; m; m &= m - 1) {
+        const uint32_t bit = (uint32_t)__builtin_ctzll(m);
+        const uint64_t prev = last[bit];
+        if (prev == 0) {
+            if (!pm_footprint_touch_local_new(fp, reuse, first + bit, r))
+                return 0;
+            continue;
+        }
+        last[bit] = r + 1;
+        if (!pm_footprint_reuse(fp, reuse, r + 1 - prev))
+            return 0;
+    }
+    return 1;
+}
+
 /* Records that request r touched `line` of `space` (at most once per
  * request): a reuse when the line was touched before, else a new footprint
  * line. 0 when out of memory. */

@@ -1833,7 +1833,7 @@ typedef struct pm_local {
     int in_window;      /* the words below; else local_units */
     uint64_t anchor;    /* the window's first word */
     uint64_t group[4];  /* per 8-lane group: words anchor + bit */
-    uint32_t lanes;     /* lanes with an entry */
+    uint32_t half[2];   /* entries per half-warp */
     uint64_t unaligned[2]; /* per half-warp: nonzero when a lane is not at a word's start */
 } pm_local;
 
@@ -1856,10 +1856,14 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
         st = pm->sd_state;
     }
     /* entries in lane order: those of group q follow those of group q - 1
-     * (all of them in group 3 when the lanes are not a mask) */
-    uint32_t b = 0;
+     * (all of them in group 3 when the lanes are not a mask); byte q of
+     * `upto` counts the entries of groups 0 to q */
+    uint32_t v = lanes - ((lanes >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    const uint32_t upto = ((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u;
+    uint32_t b = 0, half0 = 0;
     for (uint32_t q = 0; q < 4; q++) {
-        const uint32_t e = q == 3 ? n : b + (uint32_t)mb_popcount64(lanes & (0xFFu << (8 * q)));
+        const uint32_t e = q == 3 ? n : (upto >> (8 * q)) & 0xFF;
         uint64_t words = 0, x_or = 0;
         for (uint32_t k = b; k < e; k++) {
             const uint64_t x = a[k];
@@ -1878,9 +1882,12 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
         lu->group[q] = words;
         any[q] = x_or;
         b = e;
+        if (q == 1)
+            half0 = e;
     }
+    lu->half[0] = half0;
+    lu->half[1] = n - half0;
     lu->anchor = anchor;
-    lu->lanes = lanes;
     lu->unaligned[0] = (any[0] | any[1]) & 3;
     lu->unaligned[1] = (any[2] | any[3]) & 3;
     /* interleaved addresses below 2^64: words below 2^57 */
@@ -1902,9 +1909,8 @@ static inline uint32_t popcount2(uint64_t x, uint64_t y)
 }
 
 /* The 1.0 rule for one half-warp of a local request, 4-byte words. */
-static inline uint64_t local_cc10_half(uint32_t lanes, uint64_t unaligned, uint64_t words)
+static inline uint64_t local_cc10_half(uint32_t active, uint64_t unaligned, uint64_t words)
 {
-    const uint32_t active = (uint32_t)mb_popcount64(lanes);
     return active != 0 && words == 1 && unaligned == 0 ? 1 : active;
 }
 
@@ -1919,8 +1925,8 @@ static void local_window_units(const pm_local *lu, uint32_t n, uint64_t w, uint6
     const uint32_t c0 = (uint32_t)mb_popcount64(h0), c1 = (uint32_t)mb_popcount64(h1);
     *t12 = w == 1 ? *nsec : (uint64_t)c0 + c1;
     if (w == 4)
-        *t10 = local_cc10_half(lu->lanes & 0xFFFF, lu->unaligned[0], c0) +
-               local_cc10_half(lu->lanes >> 16, lu->unaligned[1], c1);
+        *t10 = local_cc10_half(lu->half[0], lu->unaligned[0], c0) +
+               local_cc10_half(lu->half[1], lu->unaligned[1], c1);
     else
         *t10 = n; /* a word size the rule never coalesces */
     *words = h0 | h1;
@@ -1957,6 +1963,8 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
+    if (lu->anchor + 64 <= fp->local_cap)
+        return pm_footprint_touch_local_bits(fp, reuse, lu->anchor, words, r);
     for (uint64_t m = words; m; m &= m - 1)
         if (!pm_footprint_touch_local(fp, reuse, lu->anchor + (uint64_t)__builtin_ctzll(m), r))
             return 0;
