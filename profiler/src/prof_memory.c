@@ -624,16 +624,28 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     return 1;
 }
 
-/* Moves the table's counts to the histogram (every bucket is there). */
+/* Moves the table's counts to the histogram (every bucket is there, so
+ * when the histogram holds fewer values than the table has slots, its
+ * values are the ones to look up). */
 static void strides_drain(prof_mem *pm)
 {
     prof_hist *h = &pm->res.lane_stride;
-    if (pm->sd_count)
+    if (pm->sd_count && h->n <= 2 * PM_STRIDE_DIRECT) {
+        for (uint32_t i = 0; i < h->n; i++) {
+            const uint64_t slot = h->value[i] - PM_STRIDE_BIAS + PM_STRIDE_DIRECT;
+            if (slot <= 2 * PM_STRIDE_DIRECT && pm->sd_count[slot]) {
+                h->count[i] += pm->sd_count[slot]; /* what prof_hist_add does to an entry */
+                h->total += pm->sd_count[slot];
+                pm->sd_count[slot] = 0;
+            }
+        }
+    } else if (pm->sd_count) {
         for (uint64_t slot = 0; slot <= 2 * PM_STRIDE_DIRECT; slot++)
             if (pm->sd_count[slot]) {
                 (void)prof_hist_add(h, slot - PM_STRIDE_DIRECT + PM_STRIDE_BIAS, pm->sd_count[slot]);
                 pm->sd_count[slot] = 0;
             }
+    }
     if (pm->sd_other) {
         (void)prof_hist_add(h, PM_STRIDE_OTHER, pm->sd_other);
         pm->sd_other = 0;
@@ -641,9 +653,21 @@ static void strides_drain(prof_mem *pm)
 }
 
 /* Moves the direct counts to the histogram (every value is already there,
- * so nothing is allocated). */
+ * so nothing is allocated, and a histogram of few values says which to
+ * look up). */
 static void drain(uint64_t *direct, uint32_t size, prof_hist *h)
 {
+    if (h->n < size) {
+        for (uint32_t i = 0; i < h->n; i++) {
+            const uint64_t v = h->value[i];
+            if (v < size && direct[v]) {
+                h->count[i] += direct[v]; /* what prof_hist_add does to an entry */
+                h->total += direct[v];
+                direct[v] = 0;
+            }
+        }
+        return;
+    }
     for (uint32_t v = 0; v < size; v++) {
         if (direct[v]) {
             (void)prof_hist_add(h, v, direct[v]);
