@@ -280,6 +280,8 @@ typedef struct pm_memo {
     uint64_t a0;         /* the creating request's first address */
     uint64_t lo, hi;     /* guard: a hit's first address lies in [lo, hi] */
     uint64_t delta[32];  /* a[i] - a[0] */
+    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
+    uint64_t d;
     uint64_t sectors, lines, cc10, cc12, degree;
     uint64_t *line;      /* the distinct lines of the creating request */
     size_t line_cap;
@@ -1724,20 +1726,34 @@ static uint32_t request_mask(const prof_mem_request *req)
     return mask;
 }
 
-static inline int memo_hit(const pm_memo *m, const prof_mem_request *req, uint32_t mask)
+/* cst, d: whether the request has a constant stride d (count_request);
+ * two shapes of constant strides are the same exactly when the strides
+ * are, and a shape with one never equals a shape without. */
+static inline int memo_hit(const pm_memo *m, const prof_mem_request *req, uint32_t mask, int cst,
+                           uint64_t d)
 {
     const uint32_t n = req->lanes;
     if (!m->valid || m->mask != mask || m->n != n || m->bytes != req->access_bytes ||
         m->space != req->space)
         return 0;
     const uint64_t *a = req->addrs, a0 = a[0];
-    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi ||
-        a[n - 1] - a0 != m->delta[n - 1]) /* (most scattered requests differ there) */
+    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi)
         return 0;
-    uint64_t diff = 0;
-    for (uint32_t i = 1; i < n; i++)
-        diff |= (a[i] - a0) ^ m->delta[i];
-    return diff == 0;
+    if (m->cst || cst)
+        return m->cst && cst && m->d == d;
+    if (a[n - 1] - a0 != m->delta[n - 1]) /* (most scattered requests differ there) */
+        return 0;
+    uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0;
+    uint32_t i = 1;
+    for (; i + 4 <= n; i += 4) { /* four independent lanes per step */
+        diff0 |= (a[i] - a0) ^ m->delta[i];
+        diff1 |= (a[i + 1] - a0) ^ m->delta[i + 1];
+        diff2 |= (a[i + 2] - a0) ^ m->delta[i + 2];
+        diff3 |= (a[i + 3] - a0) ^ m->delta[i + 3];
+    }
+    for (; i < n; i++)
+        diff0 |= (a[i] - a0) ^ m->delta[i];
+    return (diff0 | diff1 | diff2 | diff3) == 0;
 }
 
 /* Adds `hits` more counts of v (already reserved, see count_value). */
@@ -1799,7 +1815,7 @@ static uint32_t memo_set(const prof_mem_request *req, uint32_t mask, uint64_t al
 
 /* Makes the request just counted the memo m, when its addresses allow. */
 static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, uint32_t mask,
-                       const uint64_t *line, uint64_t lfirst, uint64_t nlines)
+                       int cst, uint64_t d, const uint64_t *line, uint64_t lfirst, uint64_t nlines)
 {
     const uint32_t n = req->lanes;
     const uint64_t *a = req->addrs, a0 = a[0];
@@ -1830,6 +1846,8 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->bytes = req->access_bytes;
     m->space = req->space;
     m->a0 = a0;
+    m->cst = cst;
+    m->d = d;
     m->lo = lo;
     m->hi = hi;
     m->lines = nlines;
@@ -2017,13 +2035,36 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     const int local = req->space == MB_SPACE_LOCAL && n <= 32;
     const unsigned space = (unsigned)req->space & 15;
 
+    /* constant-stride detection (memo_hit compares strides) */
+    int cst = 1;
+    uint64_t d = 0;
+    if (n >= 2) {
+        d = a[1] - a[0];
+        /* a[i] == a[0] + i d for every lane, four lanes per step; most
+         * scattered requests already differ at the last lane */
+        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d;
+        if (cst) {
+            uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
+            uint32_t i = 0;
+            for (; i + 4 <= n; i += 4, e0 += d4) {
+                diff0 |= a[i] ^ e0;
+                diff1 |= a[i + 1] ^ (e0 + d);
+                diff2 |= a[i + 2] ^ (e0 + 2 * d);
+                diff3 |= a[i + 3] ^ (e0 + 3 * d);
+            }
+            for (; i < n; i++, e0 += d)
+                diff0 |= a[i] ^ e0;
+            cst = (diff0 | diff1 | diff2 | diff3) == 0;
+        }
+    }
+
     const uint32_t mask = local ? 0 : request_mask(req);
     uint32_t set = 0;
     if (mask && pm->memo) {
         set = memo_set(req, mask, memo_align_mask(pm, req->space, off));
         for (uint32_t w = 0; w < PM_MEMO_WAYS; w++) {
             pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
-            if (!memo || !memo_hit(memo, req, mask))
+            if (!memo || !memo_hit(memo, req, mask, cst, d))
                 continue;
             memo->hits++;
             pm->memo_hits++;
@@ -2062,31 +2103,12 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         }
     }
 
-    /* lane strides; constant-stride detection */
-    int cst = 1;
-    uint64_t d = 0;
+    /* lane strides */
     pm_scan sc = {0, 0, 0, 0, 0};
     pm_local lu;
     int local_scanned = 0, local_window = 0;
     uint64_t local_words = 0;
     if (n >= 2) {
-        d = a[1] - a[0];
-        /* a[i] == a[0] + i d for every lane, four lanes per step; most
-         * scattered requests already differ at the last lane */
-        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d;
-        if (cst) {
-            uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
-            uint32_t i = 0;
-            for (; i + 4 <= n; i += 4, e0 += d4) {
-                diff0 |= a[i] ^ e0;
-                diff1 |= a[i + 1] ^ (e0 + d);
-                diff2 |= a[i + 2] ^ (e0 + 2 * d);
-                diff3 |= a[i + 3] ^ (e0 + 3 * d);
-            }
-            for (; i < n; i++, e0 += d)
-                diff0 |= a[i] ^ e0;
-            cst = (diff0 | diff1 | diff2 | diff3) == 0;
-        }
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
@@ -2189,7 +2211,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         memo->cc10 = t10;
         memo->cc12 = t12;
         memo->degree = deg;
-        memo_store(pm, memo, req, mask, line_range ? NULL : pm->lines, lfirst, nlines);
+        memo_store(pm, memo, req, mask, cst, d, line_range ? NULL : pm->lines, lfirst, nlines);
         if (memo->valid)
             pm->memo_next[set] = (uint8_t)((way + 1) % PM_MEMO_WAYS);
     }
