@@ -71,6 +71,7 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
         ii->barrier = (uint8_t)is_barrier(insn);
         ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
         ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
+        ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem;
         /* loop nest of the block, outermost first, for affine features */
         int depth = 0, chain[PROF_MAX_LOOP_FEATURES];
         for (int l = f->cfg.loops.innermost[b]; l >= 0; l = f->cfg.loops.loops[l].parent)
@@ -443,8 +444,12 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     mb_profile *p = ctx;
     if (p->oom)
         return;
-    uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
-    func_prof *f = &p->funcs[p->func_slot[findex]];
+    if (ev->fn != p->last_fn) {
+        uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
+        p->last_func = &p->funcs[p->func_slot[findex]];
+        p->last_fn = ev->fn;
+    }
+    func_prof *f = p->last_func;
     if (!p->have_cta || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
         ev->ctaid.z != p->cta.z) {
         if (p->have_cta)
@@ -458,12 +463,14 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     const insn_info *ii = &f->info[insn];
     f->used = 1;
     f->insn_warps[insn]++;
-    f->insn_threads[insn] += (uint64_t)mb_popcount32(ev->active);
+    f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
     warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
     if (!wf) {
         p->oom = 1;
         return;
     }
+    if (!ii->special)
+        return;
     if (ii->block_start)
         block_entry(f, wf, ii->block, ev->active);
     if (ii->barrier)

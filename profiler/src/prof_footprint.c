@@ -24,32 +24,25 @@ static int table_grow(pm_footprint *fp)
 {
     const uint32_t bits = fp->bits ? fp->bits + 1 : 6;
     const size_t size = (size_t)1 << bits;
-    uint64_t *key = malloc(size * sizeof(uint64_t));
-    uint64_t *last = malloc(size * sizeof(uint64_t));
-    if (!key || !last) {
-        free(key);
-        free(last);
+    pm_line_slot *slot = malloc(size * sizeof(pm_line_slot));
+    if (!slot)
         return 0;
-    }
     for (size_t i = 0; i < size; i++)
-        key[i] = PM_LT_EMPTY;
+        slot[i].key = PM_LT_EMPTY;
     if (fp->bits) {
         const size_t old = (size_t)1 << fp->bits;
         for (size_t i = 0; i < old; i++) {
-            const uint64_t k = fp->key[i];
+            const uint64_t k = fp->slot[i].key;
             if (k == PM_LT_EMPTY)
                 continue;
             size_t h = pm_footprint_hash(k, bits);
-            while (key[h] != PM_LT_EMPTY)
+            while (slot[h].key != PM_LT_EMPTY)
                 h = (h + 1) & (size - 1);
-            key[h] = k;
-            last[h] = fp->last[i];
+            slot[h] = fp->slot[i];
         }
     }
-    free(fp->key);
-    free(fp->last);
-    fp->key = key;
-    fp->last = last;
+    free(fp->slot);
+    fp->slot = slot;
     fp->bits = bits;
     return 1;
 }
@@ -66,10 +59,10 @@ int pm_footprint_insert(pm_footprint *fp, uint64_t key, uint64_t r)
     }
     const size_t mask = ((size_t)1 << fp->bits) - 1;
     size_t h = pm_footprint_hash(key, fp->bits);
-    while (fp->key[h] != PM_LT_EMPTY)
+    while (fp->slot[h].key != PM_LT_EMPTY)
         h = (h + 1) & mask;
-    fp->key[h] = key;
-    fp->last[h] = r;
+    fp->slot[h].key = key;
+    fp->slot[h].last = r;
     fp->count++;
     return 1;
 }
@@ -111,7 +104,6 @@ int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t li
 
 void pm_footprint_free(pm_footprint *fp)
 {
-    free(fp->key);
-    free(fp->last);
+    free(fp->slot);
     free(fp->local_last);
 }

@@ -22,8 +22,14 @@
 #define PM_FOOTPRINT_CAP ((uint32_t)1 << 20)
 #define PM_REUSE_BUCKETS 65
 
+/* A slot of the line table: key and last request side by side, one
+ * cache line for four of them. */
+typedef struct pm_line_slot {
+    uint64_t key, last;
+} pm_line_slot;
+
 typedef struct pm_footprint {
-    uint64_t *key, *last; /* line table: key -> last request */
+    pm_line_slot *slot;   /* line table: key -> last request */
     uint32_t bits;        /* log2 of its slots, 0 before the first line */
     uint32_t count;       /* distinct lines in both places */
     int capped;           /* a new line came at PM_FOOTPRINT_CAP and was not kept */
@@ -41,9 +47,13 @@ int pm_footprint_reserve(pm_footprint *fp, prof_hist *reuse, uint32_t bucket);
 
 #define PM_LT_EMPTY UINT64_MAX
 
-static inline uint64_t pm_footprint_hash(uint64_t key, uint32_t bits)
+/* The home slot of a key (bits >= 6): the eight lines of an aligned group
+ * of eight get neighbouring slots, so that a request's consecutive lines
+ * share cache lines of the table instead of each missing its own. */
+static inline size_t pm_footprint_hash(uint64_t key, uint32_t bits)
 {
-    return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+    const uint64_t group = key >> 7; /* key = line << 4 | space */
+    return (size_t)((((group * 0x9E3779B97F4A7C15ull) >> (67 - bits)) << 3) | ((key >> 4) & 7));
 }
 
 /* A reuse after gap = d + 1 >= 1 requests. */
@@ -64,10 +74,10 @@ static inline int pm_footprint_touch_hashed(pm_footprint *fp, prof_hist *reuse, 
         const size_t mask = ((size_t)1 << bits) - 1;
         size_t h = pm_footprint_hash(key, bits);
         for (;;) {
-            const uint64_t k = fp->key[h];
+            const uint64_t k = fp->slot[h].key;
             if (k == key) {
-                const uint64_t gap = r - fp->last[h];
-                fp->last[h] = r;
+                const uint64_t gap = r - fp->slot[h].last;
+                fp->slot[h].last = r;
                 return pm_footprint_reuse(fp, reuse, gap);
             }
             if (k == PM_LT_EMPTY)
@@ -88,6 +98,27 @@ static inline int pm_footprint_touch_local(pm_footprint *fp, prof_hist *reuse, u
     const uint64_t gap = r + 1 - fp->local_last[l];
     fp->local_last[l] = r + 1;
     return pm_footprint_reuse(fp, reuse, gap);
+}
+
+/* pm_footprint_touch for the local lines first + bit of `lines`, which the
+ * array covers (first + 64 <= local_cap). */
+static inline int pm_footprint_touch_local_bits(pm_footprint *fp, prof_hist *reuse,
+                                                uint64_t first, uint64_t lines, uint64_t r)
+{
+    uint64_t *last = fp->local_last + first;
+    for (uint64_t m = lines; m; m &= m - 1) {
+        const uint32_t bit = (uint32_t)__builtin_ctzll(m);
+        const uint64_t prev = last[bit];
+        if (prev == 0) {
+            if (!pm_footprint_touch_local_new(fp, reuse, first + bit, r))
+                return 0;
+            continue;
+        }
+        last[bit] = r + 1;
+        if (!pm_footprint_reuse(fp, reuse, r + 1 - prev))
+            return 0;
+    }
+    return 1;
 }
 
 /* Records that request r touched `line` of `space` (at most once per

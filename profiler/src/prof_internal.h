@@ -17,6 +17,7 @@ typedef struct insn_info {
     uint8_t barrier;     /* a CTA barrier (SCount) */
     uint8_t leaves;      /* ret or exit */
     uint8_t mem;         /* touches memory */
+    uint8_t special;     /* any of the above: the instruction needs more than counting */
     uint8_t nloops;      /* enclosing loops used as address features */
     int16_t loops[PROF_MAX_LOOP_FEATURES]; /* outermost first */
 } insn_info;
@@ -94,6 +95,8 @@ struct mb_profile {
     uint64_t epoch;       /* one per CTA */
     mb_dim3 cta;
     int have_cta;
+    const mb_function *last_fn; /* the function of the previous event, and its profile */
+    func_prof *last_func;
     int oom;
     int finished;
     mb_exec_stats stats;

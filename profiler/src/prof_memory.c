@@ -280,6 +280,8 @@ typedef struct pm_memo {
     uint64_t a0;         /* the creating request's first address */
     uint64_t lo, hi;     /* guard: a hit's first address lies in [lo, hi] */
     uint64_t delta[32];  /* a[i] - a[0] */
+    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
+    uint64_t d;
     uint64_t sectors, lines, cc10, cc12, degree;
     uint64_t *line;      /* the distinct lines of the creating request */
     size_t line_cap;
@@ -554,7 +556,7 @@ static void strides_table(prof_mem *pm)
 }
 
 /* One lane stride of a scattered request, in lane order. */
-static int stride_one(prof_mem *pm, uint64_t diff)
+static inline __attribute__((always_inline)) int stride_one(prof_mem *pm, uint64_t diff)
 {
     const uint64_t slot = diff + PM_STRIDE_DIRECT;
     if (slot > 2 * PM_STRIDE_DIRECT || !pm->sd_count)
@@ -575,6 +577,13 @@ static int stride_one(prof_mem *pm, uint64_t diff)
     if (pm->rec)
         memo_record_stride(pm, state == 1 ? v : PM_STRIDE_OTHER, 1);
     return 1;
+}
+
+/* stride_one as a call, for loops that rarely need it and keep their
+ * registers for other work (local_scan). */
+static __attribute__((noinline)) int stride_one_call(prof_mem *pm, uint64_t diff)
+{
+    return stride_one(pm, diff);
 }
 
 /* What one pass over a scattered request finds besides its lane strides. */
@@ -617,16 +626,28 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     return 1;
 }
 
-/* Moves the table's counts to the histogram (every bucket is there). */
+/* Moves the table's counts to the histogram (every bucket is there, so
+ * when the histogram holds fewer values than the table has slots, its
+ * values are the ones to look up). */
 static void strides_drain(prof_mem *pm)
 {
     prof_hist *h = &pm->res.lane_stride;
-    if (pm->sd_count)
+    if (pm->sd_count && h->n <= 2 * PM_STRIDE_DIRECT) {
+        for (uint32_t i = 0; i < h->n; i++) {
+            const uint64_t slot = h->value[i] - PM_STRIDE_BIAS + PM_STRIDE_DIRECT;
+            if (slot <= 2 * PM_STRIDE_DIRECT && pm->sd_count[slot]) {
+                h->count[i] += pm->sd_count[slot]; /* what prof_hist_add does to an entry */
+                h->total += pm->sd_count[slot];
+                pm->sd_count[slot] = 0;
+            }
+        }
+    } else if (pm->sd_count) {
         for (uint64_t slot = 0; slot <= 2 * PM_STRIDE_DIRECT; slot++)
             if (pm->sd_count[slot]) {
                 (void)prof_hist_add(h, slot - PM_STRIDE_DIRECT + PM_STRIDE_BIAS, pm->sd_count[slot]);
                 pm->sd_count[slot] = 0;
             }
+    }
     if (pm->sd_other) {
         (void)prof_hist_add(h, PM_STRIDE_OTHER, pm->sd_other);
         pm->sd_other = 0;
@@ -634,9 +655,21 @@ static void strides_drain(prof_mem *pm)
 }
 
 /* Moves the direct counts to the histogram (every value is already there,
- * so nothing is allocated). */
+ * so nothing is allocated, and a histogram of few values says which to
+ * look up). */
 static void drain(uint64_t *direct, uint32_t size, prof_hist *h)
 {
+    if (h->n < size) {
+        for (uint32_t i = 0; i < h->n; i++) {
+            const uint64_t v = h->value[i];
+            if (v < size && direct[v]) {
+                h->count[i] += direct[v]; /* what prof_hist_add does to an entry */
+                h->total += direct[v];
+                direct[v] = 0;
+            }
+        }
+        return;
+    }
     for (uint32_t v = 0; v < size; v++) {
         if (direct[v]) {
             (void)prof_hist_add(h, v, direct[v]);
@@ -1088,10 +1121,50 @@ static int fits64(i128 v)
     return v >= (i128)INT64_MIN && v <= (i128)INT64_MAX;
 }
 
+static uint64_t gcd_binary(uint64_t x, uint64_t y)
+{
+    if (x == 0)
+        return y;
+    if (y == 0)
+        return x;
+    const int shift = __builtin_ctzll(x | y);
+    x >>= __builtin_ctzll(x);
+    do {
+        y >>= __builtin_ctzll(y);
+        if (x > y) {
+            const uint64_t t = x;
+            x = y;
+            y = t;
+        }
+        y -= x;
+    } while (y != 0);
+    return x << shift;
+}
+
 /* Divides t[0..n) by the gcd of its entries and stores it as int64;
- * 0 when an entry does not fit. */
+ * 0 when an entry does not fit. Entries that all fit 64 bits (nearly
+ * always) take 64-bit arithmetic: the same gcd and quotients, without
+ * 128-bit divisions. */
 static int normalise(const i128 *t, uint32_t n, int64_t *out)
 {
+    int small = 1;
+    uint64_t g64 = 0;
+    for (uint32_t k = 0; k < n && small; k++) {
+        small = fits64(t[k]);
+        const int64_t v = (int64_t)t[k];
+        if (g64 != 1)
+            g64 = gcd_binary(g64, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    }
+    if (small && g64 <= (uint64_t)INT64_MAX) {
+        if (g64 <= 1) {
+            for (uint32_t k = 0; k < n; k++)
+                out[k] = (int64_t)t[k];
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                out[k] = (int64_t)t[k] / (int64_t)g64;
+        }
+        return 1;
+    }
     u128 g = 0;
     for (uint32_t k = 0; k < n; k++)
         g = gcd128(g, abs128(t[k]));
@@ -1653,20 +1726,34 @@ static uint32_t request_mask(const prof_mem_request *req)
     return mask;
 }
 
-static inline int memo_hit(const pm_memo *m, const prof_mem_request *req, uint32_t mask)
+/* cst, d: whether the request has a constant stride d (count_request);
+ * two shapes of constant strides are the same exactly when the strides
+ * are, and a shape with one never equals a shape without. */
+static inline int memo_hit(const pm_memo *m, const prof_mem_request *req, uint32_t mask, int cst,
+                           uint64_t d)
 {
     const uint32_t n = req->lanes;
     if (!m->valid || m->mask != mask || m->n != n || m->bytes != req->access_bytes ||
         m->space != req->space)
         return 0;
     const uint64_t *a = req->addrs, a0 = a[0];
-    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi ||
-        a[n - 1] - a0 != m->delta[n - 1]) /* (most scattered requests differ there) */
+    if (((a0 ^ m->a0) & m->align_mask) != 0 || a0 < m->lo || a0 > m->hi)
         return 0;
-    uint64_t diff = 0;
-    for (uint32_t i = 1; i < n; i++)
-        diff |= (a[i] - a0) ^ m->delta[i];
-    return diff == 0;
+    if (m->cst || cst)
+        return m->cst && cst && m->d == d;
+    if (a[n - 1] - a0 != m->delta[n - 1]) /* (most scattered requests differ there) */
+        return 0;
+    uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0;
+    uint32_t i = 1;
+    for (; i + 4 <= n; i += 4) { /* four independent lanes per step */
+        diff0 |= (a[i] - a0) ^ m->delta[i];
+        diff1 |= (a[i + 1] - a0) ^ m->delta[i + 1];
+        diff2 |= (a[i + 2] - a0) ^ m->delta[i + 2];
+        diff3 |= (a[i + 3] - a0) ^ m->delta[i + 3];
+    }
+    for (; i < n; i++)
+        diff0 |= (a[i] - a0) ^ m->delta[i];
+    return (diff0 | diff1 | diff2 | diff3) == 0;
 }
 
 /* Adds `hits` more counts of v (already reserved, see count_value). */
@@ -1728,7 +1815,7 @@ static uint32_t memo_set(const prof_mem_request *req, uint32_t mask, uint64_t al
 
 /* Makes the request just counted the memo m, when its addresses allow. */
 static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, uint32_t mask,
-                       const uint64_t *line, uint64_t lfirst, uint64_t nlines)
+                       int cst, uint64_t d, const uint64_t *line, uint64_t lfirst, uint64_t nlines)
 {
     const uint32_t n = req->lanes;
     const uint64_t *a = req->addrs, a0 = a[0];
@@ -1759,6 +1846,8 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->bytes = req->access_bytes;
     m->space = req->space;
     m->a0 = a0;
+    m->cst = cst;
+    m->d = d;
     m->lo = lo;
     m->hi = hi;
     m->lines = nlines;
@@ -1786,7 +1875,7 @@ typedef struct pm_local {
     int in_window;      /* the words below; else local_units */
     uint64_t anchor;    /* the window's first word */
     uint64_t group[4];  /* per 8-lane group: words anchor + bit */
-    uint32_t lanes;     /* lanes with an entry */
+    uint32_t half[2];   /* entries per half-warp */
     uint64_t unaligned[2]; /* per half-warp: nonzero when a lane is not at a word's start */
 } pm_local;
 
@@ -1809,10 +1898,14 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
         st = pm->sd_state;
     }
     /* entries in lane order: those of group q follow those of group q - 1
-     * (all of them in group 3 when the lanes are not a mask) */
-    uint32_t b = 0;
+     * (all of them in group 3 when the lanes are not a mask); byte q of
+     * `upto` counts the entries of groups 0 to q */
+    uint32_t v = lanes - ((lanes >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    const uint32_t upto = ((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u;
+    uint32_t b = 0, half0 = 0;
     for (uint32_t q = 0; q < 4; q++) {
-        const uint32_t e = q == 3 ? n : b + (uint32_t)mb_popcount64(lanes & (0xFFu << (8 * q)));
+        const uint32_t e = q == 3 ? n : (upto >> (8 * q)) & 0xFF;
         uint64_t words = 0, x_or = 0;
         for (uint32_t k = b; k < e; k++) {
             const uint64_t x = a[k];
@@ -1820,7 +1913,7 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
                 const uint64_t diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
                 if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
                     cnt[slot]++;
-                else if (!stride_one(pm, diff))
+                else if (!stride_one_call(pm, diff))
                     return 0;
             }
             const uint64_t rel = (x >> 2) - anchor;
@@ -1831,9 +1924,12 @@ static inline __attribute__((always_inline)) int local_scan_lanes(prof_mem *pm,
         lu->group[q] = words;
         any[q] = x_or;
         b = e;
+        if (q == 1)
+            half0 = e;
     }
+    lu->half[0] = half0;
+    lu->half[1] = n - half0;
     lu->anchor = anchor;
-    lu->lanes = lanes;
     lu->unaligned[0] = (any[0] | any[1]) & 3;
     lu->unaligned[1] = (any[2] | any[3]) & 3;
     /* interleaved addresses below 2^64: words below 2^57 */
@@ -1855,9 +1951,8 @@ static inline uint32_t popcount2(uint64_t x, uint64_t y)
 }
 
 /* The 1.0 rule for one half-warp of a local request, 4-byte words. */
-static inline uint64_t local_cc10_half(uint32_t lanes, uint64_t unaligned, uint64_t words)
+static inline uint64_t local_cc10_half(uint32_t active, uint64_t unaligned, uint64_t words)
 {
-    const uint32_t active = (uint32_t)mb_popcount64(lanes);
     return active != 0 && words == 1 && unaligned == 0 ? 1 : active;
 }
 
@@ -1872,8 +1967,8 @@ static void local_window_units(const pm_local *lu, uint32_t n, uint64_t w, uint6
     const uint32_t c0 = (uint32_t)mb_popcount64(h0), c1 = (uint32_t)mb_popcount64(h1);
     *t12 = w == 1 ? *nsec : (uint64_t)c0 + c1;
     if (w == 4)
-        *t10 = local_cc10_half(lu->lanes & 0xFFFF, lu->unaligned[0], c0) +
-               local_cc10_half(lu->lanes >> 16, lu->unaligned[1], c1);
+        *t10 = local_cc10_half(lu->half[0], lu->unaligned[0], c0) +
+               local_cc10_half(lu->half[1], lu->unaligned[1], c1);
     else
         *t10 = n; /* a word size the rule never coalesces */
     *words = h0 | h1;
@@ -1910,6 +2005,8 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
+    if (lu->anchor + 64 <= fp->local_cap)
+        return pm_footprint_touch_local_bits(fp, reuse, lu->anchor, words, r);
     for (uint64_t m = words; m; m &= m - 1)
         if (!pm_footprint_touch_local(fp, reuse, lu->anchor + (uint64_t)__builtin_ctzll(m), r))
             return 0;
@@ -1938,13 +2035,36 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     const int local = req->space == MB_SPACE_LOCAL && n <= 32;
     const unsigned space = (unsigned)req->space & 15;
 
+    /* constant-stride detection (memo_hit compares strides) */
+    int cst = 1;
+    uint64_t d = 0;
+    if (n >= 2) {
+        d = a[1] - a[0];
+        /* a[i] == a[0] + i d for every lane, four lanes per step; most
+         * scattered requests already differ at the last lane */
+        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d;
+        if (cst) {
+            uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
+            uint32_t i = 0;
+            for (; i + 4 <= n; i += 4, e0 += d4) {
+                diff0 |= a[i] ^ e0;
+                diff1 |= a[i + 1] ^ (e0 + d);
+                diff2 |= a[i + 2] ^ (e0 + 2 * d);
+                diff3 |= a[i + 3] ^ (e0 + 3 * d);
+            }
+            for (; i < n; i++, e0 += d)
+                diff0 |= a[i] ^ e0;
+            cst = (diff0 | diff1 | diff2 | diff3) == 0;
+        }
+    }
+
     const uint32_t mask = local ? 0 : request_mask(req);
     uint32_t set = 0;
     if (mask && pm->memo) {
         set = memo_set(req, mask, memo_align_mask(pm, req->space, off));
         for (uint32_t w = 0; w < PM_MEMO_WAYS; w++) {
             pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
-            if (!memo || !memo_hit(memo, req, mask))
+            if (!memo || !memo_hit(memo, req, mask, cst, d))
                 continue;
             memo->hits++;
             pm->memo_hits++;
@@ -1983,27 +2103,12 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         }
     }
 
-    /* lane strides; constant-stride detection */
-    int cst = 1;
-    uint64_t d = 0;
+    /* lane strides */
     pm_scan sc = {0, 0, 0, 0, 0};
     pm_local lu;
     int local_scanned = 0, local_window = 0;
     uint64_t local_words = 0;
     if (n >= 2) {
-        d = a[1] - a[0];
-        /* a[i] == a[0] + i d for every lane, four lanes per step */
-        uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
-        uint32_t i = 0;
-        for (; i + 4 <= n; i += 4, e0 += d4) {
-            diff0 |= a[i] ^ e0;
-            diff1 |= a[i + 1] ^ (e0 + d);
-            diff2 |= a[i + 2] ^ (e0 + 2 * d);
-            diff3 |= a[i + 3] ^ (e0 + 3 * d);
-        }
-        for (; i < n; i++, e0 += d)
-            diff0 |= a[i] ^ e0;
-        cst = (diff0 | diff1 | diff2 | diff3) == 0;
         if (cst) {
             if (!stride_add(pm, d, n - 1))
                 return 0;
@@ -2106,7 +2211,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         memo->cc10 = t10;
         memo->cc12 = t12;
         memo->degree = deg;
-        memo_store(pm, memo, req, mask, line_range ? NULL : pm->lines, lfirst, nlines);
+        memo_store(pm, memo, req, mask, cst, d, line_range ? NULL : pm->lines, lfirst, nlines);
         if (memo->valid)
             pm->memo_next[set] = (uint8_t)((way + 1) % PM_MEMO_WAYS);
     }
