@@ -1330,6 +1330,20 @@ static int walk(walker *w, const mb_cfg *cfg, const int *blk)
     return 1;
 }
 
+/* Appends ",d" (or "d" for the first) without printf: this runs for every
+ * register read of every launch's static analysis. */
+static void append_distance(mb_buf *text, int comma, uint32_t d)
+{
+    char digits[12];
+    size_t n = sizeof digits;
+    do
+        digits[--n] = (char)('0' + d % 10);
+    while ((d /= 10) != 0 && n > 1);
+    if (comma)
+        digits[--n] = ',';
+    mb_buf_append(text, digits + n, sizeof digits - n);
+}
+
 /* Def-use distances inside each block. */
 static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
 {
@@ -1360,7 +1374,7 @@ static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
                 read_stamp[r] = stamp;
                 if (def_stamp[r] > stamp_base) { /* defined earlier in this block */
                     ok = prof_hist_add(&out->dep_dist[b], (uint64_t)(i - last_def[r]), 1);
-                    mb_buf_printf(text, "%s%u", (text->len > word + (k > 0)) ? "," : "", i - last_def[r]);
+                    append_distance(text, text->len > word + (k > 0), i - last_def[r]);
                 }
             }
             if (text->len == word + (k > 0))
