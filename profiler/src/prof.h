@@ -31,6 +31,14 @@ void prof_hist_free(prof_hist *h);
 int prof_hist_contains(const prof_hist *h, uint64_t value);
 /* Sorts by value: call before reading the arrays. */
 void prof_hist_sort(prof_hist *h);
+/* Direct counts beside a histogram, for hot paths: direct[i] counts value
+ * base + i. When direct[i] first becomes nonzero its value is reserved in
+ * h (an entry with count 0), so that moving the counts over never fails.
+ * prof_hist_direct_reserve undoes the count when the reservation cannot
+ * be made (out of memory: 0), so that the next count retries it. */
+int prof_hist_direct_reserve(prof_hist *h, uint64_t *direct, uint64_t i, uint64_t base);
+/* Moves the direct counts direct[0..size) into h and clears them. */
+void prof_hist_direct_drain(prof_hist *h, uint64_t *direct, uint64_t size, uint64_t base);
 
 /* --------------------------------------------------- static analyses */
 

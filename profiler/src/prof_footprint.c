@@ -12,14 +12,6 @@
  * frame per thread, at most 128 KiB of array per instruction. */
 #define PM_LOCAL_DIRECT_MAX ((uint64_t)1 << 14)
 
-int pm_footprint_reserve(pm_footprint *fp, prof_hist *reuse, uint32_t bucket)
-{
-    if (prof_hist_add(reuse, bucket, 0))
-        return 1;
-    fp->reuse[bucket]--; /* undo, so that the next count retries the reservation */
-    return 0;
-}
-
 static int table_grow(pm_footprint *fp)
 {
     const uint32_t bits = fp->bits ? fp->bits + 1 : 6;

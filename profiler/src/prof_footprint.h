@@ -43,7 +43,6 @@ typedef struct pm_footprint {
 /* The slow paths of pm_footprint_touch; 0 when out of memory. */
 int pm_footprint_insert(pm_footprint *fp, uint64_t key, uint64_t r);
 int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t line, uint64_t r);
-int pm_footprint_reserve(pm_footprint *fp, prof_hist *reuse, uint32_t bucket);
 
 #define PM_LT_EMPTY UINT64_MAX
 
@@ -61,7 +60,7 @@ static inline int pm_footprint_reuse(pm_footprint *fp, prof_hist *reuse, uint64_
 {
     const uint32_t b = 63 - (uint32_t)__builtin_clzll(gap);
     if (fp->reuse[b]++ == 0)
-        return pm_footprint_reserve(fp, reuse, b);
+        return prof_hist_direct_reserve(reuse, fp->reuse, b, 0);
     return 1;
 }
 

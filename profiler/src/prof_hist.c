@@ -202,3 +202,33 @@ void prof_hist_sort(prof_hist *h)
         h->index = NULL;
     }
 }
+
+int prof_hist_direct_reserve(prof_hist *h, uint64_t *direct, uint64_t i, uint64_t base)
+{
+    if (prof_hist_add(h, base + i, 0))
+        return 1;
+    direct[i]--;
+    return 0;
+}
+
+void prof_hist_direct_drain(prof_hist *h, uint64_t *direct, uint64_t size, uint64_t base)
+{
+    if (h->n < size) {
+        /* fewer entries than direct slots: every counted value has an
+         * entry, so look the entries up instead of scanning the slots */
+        for (uint32_t k = 0; k < h->n; k++) {
+            const uint64_t i = h->value[k] - base;
+            if (i < size && direct[i]) {
+                h->count[k] += direct[i];
+                h->total += direct[i];
+                direct[i] = 0;
+            }
+        }
+        return;
+    }
+    for (uint64_t i = 0; i < size; i++)
+        if (direct[i]) {
+            (void)prof_hist_add(h, base + i, direct[i]); /* reserved: cannot fail */
+            direct[i] = 0;
+        }
+}

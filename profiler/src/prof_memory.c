@@ -467,19 +467,11 @@ void prof_mem_free(prof_mem *pm)
  * value also inserts it into the histogram with count 0, so that moving
  * the counts over in prof_mem_finish() never allocates (finish cannot
  * fail). The same holds for lane strides and reuse buckets. */
-static int reserve_value(uint64_t *direct, prof_hist *h, uint64_t v)
-{
-    if (prof_hist_add(h, v, 0))
-        return 1;
-    direct[v]--; /* undo, so that the next count retries the reservation */
-    return 0;
-}
-
 static inline int count_value(uint64_t *direct, prof_hist *h, uint64_t v)
 {
     if (v < PM_DIRECT) {
         if (direct[v]++ == 0)
-            return reserve_value(direct, h, v);
+            return prof_hist_direct_reserve(h, direct, v, 0);
         return 1;
     }
     return prof_hist_add(h, v, 1);
@@ -626,57 +618,19 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     return 1;
 }
 
-/* Moves the table's counts to the histogram (every bucket is there, so
- * when the histogram holds fewer values than the table has slots, its
- * values are the ones to look up). */
+/* Moves the table's counts to the histogram (every bucket is there). */
 static void strides_drain(prof_mem *pm)
 {
     prof_hist *h = &pm->res.lane_stride;
-    if (pm->sd_count && h->n <= 2 * PM_STRIDE_DIRECT) {
-        for (uint32_t i = 0; i < h->n; i++) {
-            const uint64_t slot = h->value[i] - PM_STRIDE_BIAS + PM_STRIDE_DIRECT;
-            if (slot <= 2 * PM_STRIDE_DIRECT && pm->sd_count[slot]) {
-                h->count[i] += pm->sd_count[slot]; /* what prof_hist_add does to an entry */
-                h->total += pm->sd_count[slot];
-                pm->sd_count[slot] = 0;
-            }
-        }
-    } else if (pm->sd_count) {
-        for (uint64_t slot = 0; slot <= 2 * PM_STRIDE_DIRECT; slot++)
-            if (pm->sd_count[slot]) {
-                (void)prof_hist_add(h, slot - PM_STRIDE_DIRECT + PM_STRIDE_BIAS, pm->sd_count[slot]);
-                pm->sd_count[slot] = 0;
-            }
-    }
+    if (pm->sd_count)
+        prof_hist_direct_drain(h, pm->sd_count, 2 * PM_STRIDE_DIRECT + 1,
+                               PM_STRIDE_BIAS - PM_STRIDE_DIRECT);
     if (pm->sd_other) {
         (void)prof_hist_add(h, PM_STRIDE_OTHER, pm->sd_other);
         pm->sd_other = 0;
     }
 }
 
-/* Moves the direct counts to the histogram (every value is already there,
- * so nothing is allocated, and a histogram of few values says which to
- * look up). */
-static void drain(uint64_t *direct, uint32_t size, prof_hist *h)
-{
-    if (h->n < size) {
-        for (uint32_t i = 0; i < h->n; i++) {
-            const uint64_t v = h->value[i];
-            if (v < size && direct[v]) {
-                h->count[i] += direct[v]; /* what prof_hist_add does to an entry */
-                h->total += direct[v];
-                direct[v] = 0;
-            }
-        }
-        return;
-    }
-    for (uint32_t v = 0; v < size; v++) {
-        if (direct[v]) {
-            (void)prof_hist_add(h, v, direct[v]);
-            direct[v] = 0;
-        }
-    }
-}
 
 /* ------------------------------------------------------------- sorting */
 
@@ -2240,12 +2194,12 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
                 memo_flush(pm, pm->memo[k]);
     stride_flush(pm);
     strides_drain(pm);
-    drain(pm->d_sectors, PM_DIRECT, &res->sectors);
-    drain(pm->d_lines, PM_DIRECT, &res->lines);
-    drain(pm->d_cc10, PM_DIRECT, &res->cc10_transactions);
-    drain(pm->d_cc12, PM_DIRECT, &res->cc12_transactions);
-    drain(pm->d_bank, PM_DIRECT, &res->bank_degree);
-    drain(pm->footprint.reuse, PM_REUSE_BUCKETS, &res->reuse_log2);
+    prof_hist_direct_drain(&res->sectors, pm->d_sectors, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->lines, pm->d_lines, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->cc10_transactions, pm->d_cc10, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->cc12_transactions, pm->d_cc12, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->bank_degree, pm->d_bank, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->reuse_log2, pm->footprint.reuse, PM_REUSE_BUCKETS, 0);
     prof_hist_sort(&res->sectors);
     prof_hist_sort(&res->lines);
     prof_hist_sort(&res->cc10_transactions);
