@@ -53,24 +53,22 @@ static const char *const pool[MB_REG_CLASSES] = {"%p_in", "%rs_in", "%r_in", "%r
 /* With the profile's per-instruction producers: the next unused producer of
  * slot i whose register has class `cls`, else a register no instruction
  * writes (the original read one from outside the block, or nothing). */
-static const char *recorded_source(ctx *c, int block, size_t i, int cls, const char *deps)
+static const char *recorded_source(ctx *c, int block, size_t i, int cls)
 {
     blk *b = &c->b[block];
+    const mb_sprof_block *sb = &c->f->blocks[block];
     if (c->dep_block != block || c->dep_slot != i) {
         c->dep_block = block;
         c->dep_slot = i;
         c->dep_used = 0;
     }
-    unsigned k = 0;
-    for (const char *p = deps; *p && *p != '-' && k < 32; k++) {
-        char *end;
-        size_t d = (size_t)strtoul(p, &end, 10);
-        if (!(c->dep_used >> k & 1) && d >= 1 && d <= i && b->slots[i - d].dest_class == cls &&
-            b->slots[i - d].dest) {
-            c->dep_used |= 1u << k;
+    for (uint32_t k = sb->dep_start[i]; k < sb->dep_start[i + 1] && k - sb->dep_start[i] < 32; k++) {
+        const uint32_t bit = 1u << (k - sb->dep_start[i]);
+        const size_t d = sb->dep[k];
+        if (!(c->dep_used & bit) && d <= i && b->slots[i - d].dest_class == cls && b->slots[i - d].dest) {
+            c->dep_used |= bit;
             return b->slots[i - d].dest;
         }
-        p = *end == ',' ? end + 1 : end;
     }
     return pool[cls];
 }
@@ -81,9 +79,8 @@ static const char *recorded_source(ctx *c, int block, size_t i, int cls, const c
  * one, else the class's pool register. */
 static const char *source(ctx *c, int block, size_t i, int cls)
 {
-    const char *const *deps = c->f->blocks[block].deps;
-    if (deps)
-        return recorded_source(c, block, i, cls, deps[i]);
+    if (c->f->blocks[block].dep_start)
+        return recorded_source(c, block, i, cls);
     blk *b = &c->b[block];
     const mb_hist *h = &c->f->blocks[block].dep_distance;
     uint64_t total = mb_hist_total(h);

@@ -232,23 +232,31 @@ static mb_status split_words(loader *ld, const char *text, const char ***words, 
 }
 
 /* "dependences": one word per chain instruction, "-" or distances 1..i
- * (instruction i's producers earlier in the block) separated by commas. */
+ * (instruction i's producers earlier in the block) separated by commas;
+ * parsed into dep_start / dep. */
 static mb_status load_deps(loader *ld, json_t *jb, mb_sprof_block *b)
 {
     const char *text;
+    const char **words;
     size_t n;
-    b->deps = NULL;
+    b->dep_start = b->dep = NULL;
     if (!json_object_get(jb, "dependences"))
         return MB_OK; /* profiles before the field: the histogram alone */
     TRY(get_str(ld, jb, "dependences", 0, &text));
-    TRY(split_words(ld, text, &b->deps, &n));
+    TRY(split_words(ld, text, &words, &n));
     char msg[160];
     if (n != b->nchain) {
         snprintf(msg, sizeof msg, "'dependences' has %zu words for %zu chain instructions", n, b->nchain);
         return fail(ld, msg);
     }
+    uint32_t *start = alloc_array(ld, n + 1, sizeof(uint32_t));
+    uint32_t *dep = alloc_array(ld, strlen(text) / 2 + 1, sizeof(uint32_t)); /* "d," per distance */
+    if (!start || !dep)
+        return nomem(ld);
+    uint32_t nd = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *p = b->deps[i];
+        const char *p = words[i];
+        start[i] = nd;
         if (!strcmp(p, "-"))
             continue;
         for (;;) {
@@ -257,14 +265,18 @@ static mb_status load_deps(loader *ld, json_t *jb, mb_sprof_block *b)
             if (end == p || *p < '0' || *p > '9' || d < 1 || d > i || (*end && *end != ',')) {
                 snprintf(msg, sizeof msg,
                          "'dependences' word %zu ('%.40s') must be '-' or distances 1..%zu joined by commas",
-                         i, b->deps[i], i);
+                         i, words[i], i);
                 return fail(ld, msg);
             }
+            dep[nd++] = (uint32_t)d;
             if (!*end)
                 break;
             p = end + 1;
         }
     }
+    start[n] = nd;
+    b->dep_start = start;
+    b->dep = dep;
     return MB_OK;
 }
 

@@ -47,10 +47,12 @@ static void test_parse_fields(void **state)
     assert_int_equal(f->blocks[1].first_insn, 2);
     assert_int_equal(f->blocks[1].loop, 0);
     assert_int_equal(f->blocks[0].loop, -1);
-    assert_non_null(f->blocks[0].deps);
-    assert_string_equal(f->blocks[0].deps[0], "-");
-    assert_string_equal(f->blocks[0].deps[1], "1");
-    assert_null(f->blocks[1].deps); /* absent: the histogram alone */
+    assert_non_null(f->blocks[0].dep_start); /* "- 1" */
+    assert_int_equal(f->blocks[0].dep_start[0], 0);
+    assert_int_equal(f->blocks[0].dep_start[1], 0);
+    assert_int_equal(f->blocks[0].dep_start[2], 1);
+    assert_int_equal(f->blocks[0].dep[0], 1);
+    assert_null(f->blocks[1].dep_start); /* absent: the histogram alone */
     assert_int_equal(f->nloops, 1);
     assert_int_equal(f->loops[0].trips.n, 1);
     assert_int_equal(f->loops[0].trips.key[0], 4);

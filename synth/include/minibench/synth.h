@@ -67,8 +67,10 @@ typedef struct mb_sprof_block {
     const char **chain;     /**< opcode chain tokens, e.g. "add.s32" */
     uint32_t first_insn;    /**< index of its first instruction in the function */
     mb_hist dep_distance;   /**< dependence distance histogram */
-    const char **deps;      /**< per chain instruction, its producers' distances in the block
-                                 ("2,5", "-" for none); NULL in profiles without them */
+    const uint32_t *dep_start; /**< chain instruction i's producers in the block are
+                                    dep[dep_start[i] .. dep_start[i + 1]), distances in
+                                    operand order; NULL in profiles without them */
+    const uint32_t *dep;
 } mb_sprof_block;
 
 typedef struct mb_sprof_edge {
