@@ -55,12 +55,12 @@ uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
                             : cx_key(c, t, br->lane_period);
 }
 
-uint32_t cx_trip(const ctx *c, int loop, uint32_t t)
+uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
 {
     const mb_clone_loop *l = &c->m->loops[loop];
     if (l->ntrips == 0)
         return 1;
-    uint32_t key = cx_key(c, t, l->lane_period), trip = l->trip[0];
+    uint32_t key = l->outer >= 0 ? iter[l->outer] : cx_key(c, t, l->lane_period), trip = l->trip[0];
     if (l->span)
         return trip + (uint32_t)(((uint64_t)key * l->span) >> l->shift);
     for (size_t j = 1; j < l->ntrips; j++)
@@ -192,6 +192,7 @@ static mb_status loops(ctx *c)
                 c->latch[l][f->edges[e].from] = 1;
         c->m->loops[l].header = f->loops[l].header;
         c->m->loops[l].controller = -1;
+        c->m->loops[l].outer = -1;
         if (f->loops[l].header == 0)
             return unsupported(c, 0, "a loop whose header is the entry block");
     }

@@ -158,7 +158,7 @@ mb_status cx_classify(ctx *c);
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
-uint32_t cx_trip(const ctx *c, int loop, uint32_t t);
+uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
 
 /* clone_sim.c */
 typedef struct sim_watch {

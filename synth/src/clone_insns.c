@@ -1310,7 +1310,8 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
 {
     c->cur_block = block;
     const mb_clone_loop *cl = &c->m->loops[l];
-    const char *r = c->r_trip[l], *key = g_key(c, cl->lane_period);
+    const char *r = c->r_trip[l];
+    const char *key = cl->outer >= 0 ? c->r_iter[cl->outer] : g_key(c, cl->lane_period);
     uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
                    c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
     if (cl->span) {
@@ -1358,7 +1359,7 @@ static void plan_wants(ctx *c, const int *share, const int *place)
     }
     for (size_t l = 0; l < c->nloops; l++) {
         const mb_clone_loop *cl = &c->m->loops[l];
-        if ((cl->ntrips <= 1 && !cl->span) || cl->controller < 0)
+        if ((cl->ntrips <= 1 && !cl->span) || cl->controller < 0 || cl->outer >= 0)
             continue;
         if (cl->lane_period)
             snprintf(key, sizeof key, "key%u", cl->lane_period);
@@ -1631,7 +1632,8 @@ mb_status cx_assemble(ctx *c)
         if (st == MB_OK && !tq)
             st = cx_nomem(c);
         for (size_t l = 0; l < nl && st == MB_OK; l++) {
-            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0)
+            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0 ||
+                c->m->loops[l].outer >= 0)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
                 st = trip_value(c, tq, (int)l, (int)k);
@@ -1717,6 +1719,10 @@ mb_status cx_assemble(ctx *c)
             if (!q)
                 return cx_nomem(c);
             ADD(q, "mov.u32", "%s, 0", c->r_iter[l]);
+            /* a trip that follows the enclosing loop is chosen on every entry */
+            if (c->m->loops[l].outer >= 0 && c->m->loops[l].controller >= 0 &&
+                (st = trip_value(c, q, (int)l, (int)k)) != MB_OK)
+                return st;
         }
         if ((st = branch_slot(c, (int)k)) != MB_OK)
             return st;

@@ -86,10 +86,10 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                     p = hash_value(c, br, t, iter) < br->threshold;
                     break;
                 case MB_RULE_LOOP_BACK:
-                    p = iter[br->loop] < cx_trip(c, br->loop, t);
+                    p = iter[br->loop] < cx_trip(c, br->loop, t, iter);
                     break;
                 case MB_RULE_LOOP_EXIT:
-                    p = iter[br->loop] + 1 >= cx_trip(c, br->loop, t);
+                    p = iter[br->loop] + 1 >= cx_trip(c, br->loop, t, iter);
                     break;
                 case MB_RULE_BOX:
                     p = c->gx[t] < br->box_x && c->gy[t] < br->box_y;
@@ -348,6 +348,49 @@ static size_t trip_groups(ctx *c, int l, trip_weight *g)
     return n;
 }
 
+/* A nested loop whose trip count does not depend on the thread (no thread
+ * id in its dataflow, no warp whose lanes differ) changes from one
+ * activation to the next, as a tiled loop's last, shorter tile does. Its
+ * values then follow the enclosing loop's iteration: every thread runs the
+ * same sequence, and no warp or CTA gets more iterations than another. The
+ * shares of activations hold when the enclosing loop runs a single count
+ * long enough to give every value at least one iteration; else every thread
+ * runs their mean, since spreading them over threads would give some CTAs
+ * more work than others. */
+static int follow_outer(ctx *c, int l, const trip_weight *g, size_t n)
+{
+    const mb_sprof_loop *sl = &c->f->loops[l];
+    mb_clone_loop *cl = &c->m->loops[l];
+    int o = sl->parent;
+    if (n < 2 || sl->thread_dependent || sl->warp_activations_differing != 0)
+        return 0;
+    double total = 0, share = 0, mean = 0;
+    for (size_t j = 0; j < n; j++) {
+        total += g[j].weight;
+        mean += g[j].weight * g[j].trip;
+    }
+    uint32_t from[8];
+    from[0] = 0;
+    int fits = o >= 0 && c->m->loops[o].ntrips == 1 && !c->m->loops[o].span && c->m->loops[o].outer < 0;
+    for (size_t j = 1; j < n && fits; j++) {
+        share += g[j - 1].weight;
+        from[j] = (uint32_t)((double)c->m->loops[o].trip[0] * share / total + 0.5);
+        fits = from[j] > from[j - 1] && from[j] < c->m->loops[o].trip[0];
+    }
+    if (!fits) {
+        /* every thread runs the mean count */
+        cl->ntrips = 1;
+        cl->trip[0] = (uint32_t)(mean / total + 0.5);
+        cl->trip_from[0] = 0;
+        return 1;
+    }
+    for (size_t j = 0; j < n; j++)
+        cl->trip_from[j] = from[j];
+    cl->outer = o;
+    cl->lane_period = 0;
+    return 1;
+}
+
 static mb_status calibrate_trips(ctx *c, int l, double *ecount)
 {
     mb_clone_loop *cl = &c->m->loops[l];
@@ -415,6 +458,8 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     }
     for (size_t j = 0; j < n; j++)
         cl->trip[j] = g[j].trip;
+    if (follow_outer(c, l, g, n))
+        return MB_OK;
     sim_watch w;
     memset(&w, 0, sizeof(w));
     w.branch_block = -1;

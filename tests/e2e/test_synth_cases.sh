@@ -42,4 +42,31 @@ done
 for k in outside_first_n.0 outside_lanes.1 self_loop.2; do
   expect_exit 0 "check $k" -- "$MINIBENCH" compare "$TMP/p/$k" "$TMP/c/$k/prof/${k%.*}.0" --check
 done
+# a tiled loop's shorter last tile: the inner trip count follows the outer
+# iteration in every thread (no thread or CTA runs more tiles' worth than
+# another); where the outer loop runs once, every thread runs the mean
+expect_exit 0 "profile tiled_inner" -- "$MINIBENCH" profile "$SYN/divergence.ptx" \
+  --launch "$SYN/launch.json" --launch-index 6 -o "$TMP/t"
+for R in 1 4; do
+  expect_exit 0 "synth tiled_inner R=$R" -- "$MINIBENCH" synth "$TMP/t/tiled_inner.6" --reduction $R \
+    -o "$TMP/t/c$R"
+  expect_exit 0 "profile the clone of tiled_inner R=$R" -- "$MINIBENCH" profile "$TMP/t/c$R/clone.ptx" \
+    --launch "$TMP/t/c$R/launch.json" -o "$TMP/t/c$R/prof"
+done
+if command -v python3 >/dev/null; then
+  inner='import json, sys
+loop = json.load(open(sys.argv[1]))["functions"][0]["loops"][1]
+assert loop["parent"] == 0, loop
+assert loop["trip_counts"] == json.loads(sys.argv[2]), loop["trip_counts"]
+assert "thread id" not in loop["trip_count_depends_on"], loop["trip_count_depends_on"]
+assert loop["warp_activations_with_differing_trips"] == 0, loop'
+  python3 -c "$inner" "$TMP/t/tiled_inner.6.profile.json" '{"72": 256, "128": 256}' &&
+    pass || fail "tiled_inner: the original's inner loop is not the expected one"
+  python3 -c "$inner" "$TMP/t/c1/prof/tiled_inner.0.profile.json" '{"72": 256, "128": 256}' &&
+    pass || fail "tiled_inner R=1: the inner trip count does not follow the outer iteration"
+  python3 -c "$inner" "$TMP/t/c4/prof/tiled_inner.0.profile.json" '{"25": 256}' &&
+    pass || fail "tiled_inner R=4: the threads do not all run the mean trip count"
+else
+  echo "python3 not found: the tiled_inner trip-count checks are skipped"
+fi
 finish

@@ -70,3 +70,21 @@ extern "C" __global__ void target_random(const float *in, float *out, int n)
     }
     out[i] = acc;
 }
+
+// Not a divergence case: a tiled loop whose last tile is shorter, the same
+// for every thread. The inner trip count changes with the outer iteration,
+// not with the thread, and the clone must keep it that way (no CTA gets
+// more iterations than another).
+extern "C" __global__ void tiled_inner(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int tile = 0; tile < n; tile += 128) {
+        int len = min(128, n - tile);
+#pragma unroll 1
+        for (int j = 0; j < len; j++)
+            acc += in[tile + j] * in[i];
+    }
+    out[i] = acc;
+}

@@ -255,6 +255,8 @@ typedef struct mb_clone_loop {
     uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
     uint32_t shift;
     int controller;        /**< block whose branch governs the trip count, -1 if none */
+    int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
+                                (the key is its counter), not the thread */
 } mb_clone_loop;
 
 /** One instruction of the clone, already in PTX syntax pieces. */
