@@ -917,6 +917,27 @@ static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_b
     return val_put(c, key, r);
 }
 
+/* x = x / m in place, for x in [0, xmax] as u32, by the multiply-high of
+ * mod_const (below) or a shift. */
+static mb_status div_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, uint64_t m)
+{
+    if (m <= 1)
+        return MB_OK;
+    if ((m & (m - 1)) == 0) {
+        int k = 0;
+        while ((UINT64_C(1) << k) < m)
+            k++;
+        ADD(s, "shr.u32", "%s, %s, %d", x, x, k);
+        return MB_OK;
+    }
+    if (m > UINT32_MAX || xmax >= (UINT64_C(1) << 32) / m)
+        return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                            "kernel %s: trip counts up to %llu cannot be divided by %llu in 32 bits",
+                            c->p->kernel, (unsigned long long)xmax, (unsigned long long)m);
+    ADD(s, "mul.hi.u32", "%s, %s, %llu", x, x, (unsigned long long)(((UINT64_C(1) << 32) + m - 1) / m));
+    return MB_OK;
+}
+
 /* x = x mod m in place, for x in [0, xmax] as u32, without rem: integer
  * division is a long-latency, many-instruction emulation on GPUs, which the
  * original did not pay. A power of two is a mask; otherwise the quotient is
@@ -1290,7 +1311,7 @@ static mb_status branch_slot(ctx *c, int block)
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
         uint32_t adj = br->rule == MB_RULE_LOOP_EXIT;
-        if (l->ntrips > 1 || l->span)
+        if (l->ntrips > 1 || l->span || l->cycle)
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
         else
@@ -1314,6 +1335,25 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
     const char *key = cl->outer >= 0 ? c->r_iter[cl->outer] : g_key(c, cl->lane_period);
     uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
                    c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
+    if (cl->cycle) {
+        const char *t = cx_reg(c, MB_REG_B32);
+        ADD(s, "mov.u32", "%s, %s", t, cl->cycle_in_cta ? g_ltid(c) : g_gtid(c));
+        if (mod_const(c, s, t, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
+            return c->err->status;
+        if (cl->cycle_div <= 1) {
+            ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
+            return MB_OK;
+        }
+        ADD(s, "add.s32", "%s, %s, %u", t, t, cl->trip[0]);
+        if (div_const(c, s, t, (uint64_t)cl->trip[0] + cl->cycle - 1, cl->cycle_div) != MB_OK)
+            return c->err->status;
+        ADD(s, "max.u32", "%s, %s, 1", t, t);
+        if (adj)
+            ADD(s, "add.s32", "%s, %s, -1", r, t);
+        else
+            ADD(s, "mov.u32", "%s, %s", r, t);
+        return MB_OK;
+    }
     if (cl->span) {
         const char *t = cx_reg(c, MB_REG_B32);
         ADD(s, "mul.lo.s32", "%s, %s, %u", t, key, cl->span);
@@ -1359,12 +1399,12 @@ static void plan_wants(ctx *c, const int *share, const int *place)
     }
     for (size_t l = 0; l < c->nloops; l++) {
         const mb_clone_loop *cl = &c->m->loops[l];
-        if ((cl->ntrips <= 1 && !cl->span) || cl->controller < 0 || cl->outer >= 0)
+        if ((cl->ntrips <= 1 && !cl->span && !cl->cycle) || cl->controller < 0 || cl->outer >= 0)
             continue;
         if (cl->lane_period)
             snprintf(key, sizeof key, "key%u", cl->lane_period);
         else
-            snprintf(key, sizeof key, "gtid");
+            snprintf(key, sizeof key, cl->cycle && cl->cycle_in_cta ? "ltid" : "gtid");
         want(c, key, hoist(c, c->b[c->f->loops[l].header].idom));
     }
     static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
@@ -1459,7 +1499,7 @@ mb_status cx_assemble(ctx *c)
     }
     for (size_t l = 0; l < nl; l++) {
         c->r_iter[l] = cx_reg(c, MB_REG_B32);
-        if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span)
+        if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span || c->m->loops[l].cycle)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
     /* 1. every block's first sequence holds the per-thread values made for
@@ -1632,7 +1672,7 @@ mb_status cx_assemble(ctx *c)
         if (st == MB_OK && !tq)
             st = cx_nomem(c);
         for (size_t l = 0; l < nl && st == MB_OK; l++) {
-            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span) || c->m->loops[l].controller < 0 ||
+            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span && !c->m->loops[l].cycle) || c->m->loops[l].controller < 0 ||
                 c->m->loops[l].outer >= 0)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)

@@ -302,6 +302,8 @@ mb_status cx_finish_memory(ctx *c)
                         trips = c->m->loops[l].trip[j];
                 if (c->m->loops[l].span)
                     trips = c->m->loops[l].trip[0] + c->m->loops[l].span;
+                if (c->m->loops[l].cycle)
+                    trips = (c->m->loops[l].trip[0] + c->m->loops[l].cycle - 1) / c->m->loops[l].cycle_div + 1;
                 if (pl->loop_term_coef[k] < 0)
                     neg = 1;
                 loop_span += pl->loop_term_coef[k] * trips;

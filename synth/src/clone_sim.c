@@ -418,6 +418,34 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
             p *= 2;
         cl->lane_period = p >= warps ? 0 : p;
     }
+    cl->cycle = 0;
+    if (sl->trips.n > 4 && sl->warp_activations && c->reduce_num != 0 &&
+        sl->warp_activations_differing == sl->warp_activations) {
+        /* many trip counts in every warp, as in loops bounded by tid % k:
+         * the profiled values as lo + (thread index mod cycle), reduced per
+         * thread, put every value in every warp, so each warp runs to its
+         * longest trip as the original's do; the index is the one in the CTA
+         * unless the trip depends on the CTA */
+        double sum = 0, w = 0;
+        int64_t lo = INT64_MAX;
+        for (size_t j = 0; j < sl->trips.n; j++) {
+            int64_t t = sl->trips.key[j] > 0 ? sl->trips.key[j] : 1;
+            sum += (double)t * (double)sl->trips.count[j];
+            w += (double)sl->trips.count[j];
+            if (t < lo)
+                lo = t;
+        }
+        double cycle = 2 * (sum / w - (double)lo) + 1;
+        if (lo <= 0x7fffffff && cycle < (double)c->nthreads) {
+            cl->ntrips = 1;
+            cl->trip[0] = (uint32_t)lo;
+            cl->cycle = cycle < 1 ? 1 : (uint32_t)(cycle + 0.5);
+            cl->cycle_div = c->reduce_num;
+            cl->cycle_in_cta = !sl->cta_dependent;
+            cl->lane_period = 0;
+            return MB_OK;
+        }
+    }
     if (sl->trips.n > 4 && cl->lane_period) {
         /* many trip counts spread inside warps: a uniform spread over the
          * lane key with the profile's minimum and mean (3 instructions

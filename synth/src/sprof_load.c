@@ -400,9 +400,10 @@ static mb_status load_loops(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         dep = json_object_get(jl, "trip_count_depends_on");
         size_t k;
         json_t *x;
-        json_array_foreach(dep, k, x) if (json_is_string(x) &&
-                                          strcmp(json_string_value(x), "thread id") == 0)
-            l->thread_dependent = 1;
+        json_array_foreach(dep, k, x) if (json_is_string(x)) {
+            l->thread_dependent |= strcmp(json_string_value(x), "thread id") == 0;
+            l->cta_dependent |= strcmp(json_string_value(x), "cta id") == 0;
+        }
     }
     return MB_OK;
 }

@@ -89,6 +89,7 @@ typedef struct mb_sprof_loop {
     double mean_trip_count;
     mb_hist trips;          /**< trip count -> activations */
     int thread_dependent;   /**< trip count depends on thread id */
+    int cta_dependent;      /**< trip count depends on cta id */
 } mb_sprof_loop;
 
 typedef struct mb_sprof_branch {
@@ -254,6 +255,11 @@ typedef struct mb_clone_loop {
     uint32_t lane_period;
     uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
     uint32_t shift;
+    uint32_t cycle;        /**< > 0: trip = max(1, (trip[0] + i mod cycle) / cycle_div), i the thread
+                                index (in the CTA when cycle_in_cta, else global): every warp
+                                holds every value, trip[0] and cycle as profiled, cycle_div = R */
+    uint32_t cycle_div;
+    int cycle_in_cta;
     int controller;        /**< block whose branch governs the trip count, -1 if none */
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
                                 (the key is its counter), not the thread */
