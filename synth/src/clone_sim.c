@@ -436,7 +436,9 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
                 lo = t;
         }
         double cycle = 2 * (sum / w - (double)lo) + 1;
-        if (lo <= 0x7fffffff && cycle < (double)c->nthreads) {
+        /* the division by R is a 32-bit multiply-high (div_const) */
+        if (lo <= 0x7fffffff && cycle < (double)c->nthreads &&
+            ((double)lo + cycle) * c->reduce_num < 4294967296.0) {
             cl->ntrips = 1;
             cl->trip[0] = (uint32_t)lo;
             cl->cycle = cycle < 1 ? 1 : (uint32_t)(cycle + 0.5);
