@@ -76,6 +76,14 @@ int cmd_synth(int argc, char **argv)
     for (size_t i = 0; i < m->nbranches; i++)
         printf("  branch in block %d (line %d): %s\n", m->branches[i].block, m->branches[i].line,
                mb_clone_case_name(m->branches[i].kind));
+    for (size_t f = 0; f < m->nfuncs; f++) {
+        const mb_clone_model *fm = &m->funcs[f];
+        printf("  called function %s: %zu blocks\n", fm->kernel, fm->nblocks);
+        for (size_t i = 0; i < fm->nbranches; i++)
+            printf("  branch in function %s, block %d (line %d): %s\n", fm->kernel,
+                   fm->branches[i].block, fm->branches[i].line,
+                   mb_clone_case_name(fm->branches[i].kind));
+    }
     mb_clone_free(m);
     mb_sprof_free(p);
     return MB_EXIT_OK;

@@ -36,8 +36,9 @@ static int param_index(const mb_clone_model *m, const char *name, size_t len)
     return -1;
 }
 
-/* Parameter loads become moves from the asm operands. */
-static int param_move(const mb_clone_model *m, const mb_clone_insn *x, mb_buf *line)
+/* Parameter loads become moves from the asm operands (the parameters are
+ * operands first + 0, first + 1, ...). */
+static int param_move(const mb_clone_model *m, const mb_clone_insn *x, int first, mb_buf *line)
 {
     if (strncmp(x->op, "ld.param.", 9) != 0)
         return 0;
@@ -51,10 +52,22 @@ static int param_move(const mb_clone_model *m, const mb_clone_insn *x, mb_buf *l
     int bits = atoi(x->op + 10);
     unsigned pbits = m->params[k].bytes * 8;
     if ((unsigned)bits == pbits || (bits == 8 && pbits == 8))
-        mb_buf_printf(line, "mov.b%u %.*s, %%%d;", pbits, (int)(comma - x->operands), x->operands, k);
+        mb_buf_printf(line, "mov.b%u %.*s, %%%d;", pbits, (int)(comma - x->operands), x->operands,
+                      first + k);
     else
         mb_buf_printf(line, "cvt.u%d.u%u %.*s, %%%d;", bits < 16 ? 16 : bits, pbits,
-                      (int)(comma - x->operands), x->operands, k);
+                      (int)(comma - x->operands), x->operands, first + k);
+    return 1;
+}
+
+/* A called function's result store becomes a move to the output operand %0. */
+static int result_move(const mb_clone_insn *x, mb_buf *line)
+{
+    const char *comma = strchr(x->operands, ',');
+    if (strncmp(x->op, "st.param.", 9) != 0 || strncmp(x->operands, "[func_retval0]", 14) != 0 ||
+        !comma)
+        return 0;
+    mb_buf_printf(line, "mov.b%d %%0,%s;", atoi(x->op + 10), comma + 1);
     return 1;
 }
 
@@ -71,7 +84,25 @@ static void put_asm_line(mb_buf *out, const char *s, int escape_percent)
     mb_buf_puts(out, "\\n\\t\"\n");
 }
 
-static void asm_body(const mb_clone_model *m, mb_buf *out)
+/* An asm line with one operand reference (%k) left single and every
+ * register's % doubled. */
+static void put_asm_operand_line(mb_buf *out, const char *s, const char *opnd)
+{
+    mb_buf esc = MB_BUF_INIT;
+    for (const char *q = s; *q; q++) {
+        if (*q == '%' && q != opnd)
+            mb_buf_putc(&esc, '%');
+        mb_buf_putc(&esc, *q);
+    }
+    put_asm_line(out, esc.data ? esc.data : "", 0);
+    mb_buf_free(&esc);
+}
+
+/* The label a called function's `ret` jumps to: the end of its asm block,
+ * so that the C++ function around it returns the result. */
+#define FUNC_END_LABEL "$Lc_end"
+
+static void asm_body(const mb_clone_model *m, mb_buf *out, int is_func)
 {
     put_asm_line(out, "{", 1);
     mb_buf regs = MB_BUF_INIT;
@@ -84,7 +115,17 @@ static void asm_body(const mb_clone_model *m, mb_buf *out)
         line = nl ? nl + 1 : NULL;
     }
     mb_buf_free(&regs);
-    for (size_t i = 0; i < m->narrays; i++) {
+    mb_buf decls = MB_BUF_INIT;
+    emit_call_params(m, &decls, "");
+    for (char *line = decls.data; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        put_asm_line(out, line, 1);
+        line = nl ? nl + 1 : NULL;
+    }
+    mb_buf_free(&decls);
+    for (size_t i = 0; i < m->narrays && !is_func; i++) {
         const mb_clone_array *a = &m->arrays[i];
         char decl[512];
         /* function-scope shared arrays and local memory live inside the block */
@@ -103,18 +144,15 @@ static void asm_body(const mb_clone_model *m, mb_buf *out)
             const mb_clone_insn *x = &b->insns[i];
             mb_buf_reset(&line);
             mb_buf moved = MB_BUF_INIT;
-            if (param_move(m, x, &moved)) {
-                /* registers need %%, the operand reference %k stays single */
-                mb_buf esc = MB_BUF_INIT;
-                const char *s = moved.data;
-                const char *opnd = strrchr(s, '%');
-                for (const char *q = s; *q; q++) {
-                    if (*q == '%' && q != opnd)
-                        mb_buf_putc(&esc, '%');
-                    mb_buf_putc(&esc, *q);
-                }
-                put_asm_line(out, esc.data, 0);
-                mb_buf_free(&esc);
+            /* a function's result operand is %0, its arguments follow */
+            if (param_move(m, x, is_func && m->ret_type ? 1 : 0, &moved)) {
+                put_asm_operand_line(out, moved.data, strrchr(moved.data, '%'));
+            } else if (is_func && result_move(x, &moved)) {
+                put_asm_operand_line(out, moved.data, strchr(moved.data, '%'));
+            } else if (is_func && !strcmp(x->op, "ret")) {
+                mb_buf_printf(&line, "%s%sbra.uni " FUNC_END_LABEL ";", x->guard ? x->guard : "",
+                              x->guard ? " " : "");
+                put_asm_line(out, line.data, 1);
             } else {
                 mb_buf_printf(&line, "%s%s%s%s%s;", x->guard ? x->guard : "", x->guard ? " " : "",
                               x->op, x->operands[0] ? " " : "", x->operands);
@@ -124,7 +162,42 @@ static void asm_body(const mb_clone_model *m, mb_buf *out)
         }
         mb_buf_free(&line);
     }
+    if (is_func)
+        put_asm_line(out, FUNC_END_LABEL ":", 1);
     put_asm_line(out, "}", 1);
+}
+
+/* A called function as a __device__ function whose body is one asm block:
+ * extern "C" keeps its PTX name for the kernel's call, __noinline__ keeps it
+ * a .func, and `used` keeps it although only asm calls it (nvcc drops
+ * file-scope asm from device code, so the .func cannot be written there). */
+static void cuda_funcs(const mb_clone_model *m, mb_buf *out)
+{
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        const mb_clone_model *f = &m->funcs[i];
+        mb_clone_param ret;
+        memset(&ret, 0, sizeof(ret));
+        ret.type = f->ret_type ? f->ret_type : "b32";
+        ret.bytes = (uint32_t)atoi(ret.type + 1) / 8;
+        mb_buf_printf(out, "// the called function %s of the original, called from the kernel's asm\n", f->kernel);
+        mb_buf_printf(out, "extern \"C\" __device__ __noinline__ __attribute__((used)) %s%s(",
+                      f->ret_type ? c_type(&ret) : "void ", f->kernel);
+        for (size_t k = 0; k < f->nparams; k++)
+            mb_buf_printf(out, "%s%sa%zu", k ? ", " : "", c_type(&f->params[k]), k);
+        mb_buf_printf(out, "%s)\n{\n", f->nparams ? "" : "void");
+        if (f->ret_type)
+            mb_buf_printf(out, "    %sr = 0;\n", c_type(&ret));
+        mb_buf_puts(out, "    asm volatile(\n");
+        asm_body(f, out, 1);
+        mb_buf_puts(out, "        : ");
+        if (f->ret_type)
+            mb_buf_printf(out, "\"+%s\"(r)", constraint(&ret));
+        mb_buf_puts(out, "\n        : ");
+        for (size_t k = 0; k < f->nparams; k++)
+            mb_buf_printf(out, "%s\"%s\"(a%zu)", k ? ", " : "", constraint(&f->params[k]), k);
+        mb_buf_puts(out, "\n        : \"memory\");\n");
+        mb_buf_puts(out, f->ret_type ? "    return r;\n}\n\n" : "}\n\n");
+    }
 }
 
 mb_status mb_emit_cuda(const mb_clone_model *m, mb_buf *out, mb_error *err)
@@ -164,7 +237,8 @@ mb_status mb_emit_cuda(const mb_clone_model *m, mb_buf *out, mb_error *err)
     }
     if (nop == 0)
         mb_buf_puts(operands, "\"r\"(0)");
-    asm_body(m, emit_var_buf(&v, "ASM_BODY"));
+    cuda_funcs(m, emit_var_buf(&v, "CUDA_FUNCS"));
+    asm_body(m, emit_var_buf(&v, "ASM_BODY"), 0);
     mb_buf *host = emit_var_buf(&v, "HOST_BUFFERS");
     mb_buf *hfree = emit_var_buf(&v, "HOST_FREE");
     mb_buf *args = emit_var_buf(&v, "LAUNCH_ARGS");

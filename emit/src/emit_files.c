@@ -76,6 +76,23 @@ mb_status mb_emit_makefile(const mb_clone_model *m, mb_buf *out, mb_error *err)
     return st;
 }
 
+static void readme_cases(const mb_clone_model *m, const char *prefix, mb_buf *cases)
+{
+    static const char *const rules[] = {"constant", "key threshold", "per-iteration hash",
+                                        "jump point: iter < trip", "exit: iter >= trip",
+                                        "box x < X and y < Y"};
+    for (size_t i = 0; i < m->nbranches; i++) {
+        const mb_clone_branch *b = &m->branches[i];
+        mb_buf_printf(cases, "| %s%d | %d | %s | %s", prefix, b->block, b->line,
+                      mb_clone_case_name(b->kind), rules[b->rule]);
+        if (b->rule == MB_RULE_KEY)
+            mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
+        if (b->rule == MB_RULE_BOX)
+            mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
+        mb_buf_puts(cases, " |\n");
+    }
+}
+
 mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
 {
     emit_vars v;
@@ -93,23 +110,18 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
     emit_var(&v, "DROPPED_FILLERS", dropped);
     mb_buf *blocks = emit_var_buf(&v, "EXPECTED_BLOCKS");
     mb_buf_puts(blocks, "| block | label | expected ECount |\n|---|---|---|\n");
-    for (size_t k = 0; k < m->nblocks; k++)
-        mb_buf_printf(blocks, "| %zu | `%s` | %.0f |\n", k, m->blocks[k].label,
-                      m->expected_ecount[k]);
     mb_buf *cases = emit_var_buf(&v, "BRANCH_CASES");
     mb_buf_puts(cases, "| block | original line | case | rule |\n|---|---|---|---|\n");
-    static const char *const rules[] = {"constant", "key threshold", "per-iteration hash",
-                                        "jump point: iter < trip", "exit: iter >= trip",
-                                        "box x < X and y < Y"};
-    for (size_t i = 0; i < m->nbranches; i++) {
-        const mb_clone_branch *b = &m->branches[i];
-        mb_buf_printf(cases, "| %d | %d | %s | %s", b->block, b->line, mb_clone_case_name(b->kind),
-                      rules[b->rule]);
-        if (b->rule == MB_RULE_KEY)
-            mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
-        if (b->rule == MB_RULE_BOX)
-            mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
-        mb_buf_puts(cases, " |\n");
+    /* the kernel's, then each called function's, named function:block as the DFSG does */
+    for (size_t f = 0; f <= m->nfuncs; f++) {
+        const mb_clone_model *fm = f ? &m->funcs[f - 1] : m;
+        char prefix[300] = "";
+        if (f)
+            snprintf(prefix, sizeof prefix, "%s:", fm->kernel);
+        for (size_t k = 0; k < fm->nblocks; k++)
+            mb_buf_printf(blocks, "| %s%zu | `%s` | %.0f |\n", prefix, k, fm->blocks[k].label,
+                          fm->expected_ecount[k]);
+        readme_cases(fm, prefix, cases);
     }
     mb_status st = emit_fill(m, "README.md", &v, out, err);
     emit_vars_free(&v);

@@ -27,6 +27,8 @@ void emit_reduction(const mb_clone_model *m, char *buf, size_t size);
 /* The PTX register declarations and the kernel body, shared by PTX and CUDA. */
 void emit_ptx_registers(const mb_clone_model *m, mb_buf *out, const char *indent);
 void emit_ptx_body(const mb_clone_model *m, mb_buf *out, int for_asm);
+/* The .param variables of the kernel's call sites, one declaration a line. */
+void emit_call_params(const mb_clone_model *m, mb_buf *out, const char *indent);
 /* PTX type of an array's elements for declarations. */
 const char *emit_array_align(const mb_clone_array *a);
 

@@ -156,12 +156,38 @@ void emit_ptx_body(const mb_clone_model *m, mb_buf *out, int for_asm)
     }
 }
 
+/* A called function: the .func the kernel's call sites call, its body
+ * printed like the kernel's. */
+static void funcs(const mb_clone_model *m, mb_buf *out)
+{
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        const mb_clone_model *f = &m->funcs[i];
+        mb_buf_puts(out, ".func ");
+        if (f->ret_type)
+            mb_buf_printf(out, "(.param .%s func_retval0) ", f->ret_type);
+        mb_buf_printf(out, "%s(\n", f->kernel);
+        params(f, out);
+        mb_buf_puts(out, ")\n{\n");
+        emit_ptx_registers(f, out, "\t");
+        emit_ptx_body(f, out, 0);
+        mb_buf_puts(out, "}\n");
+    }
+}
+
+void emit_call_params(const mb_clone_model *m, mb_buf *out, const char *indent)
+{
+    for (size_t i = 0; i < m->ncall_params; i++)
+        mb_buf_printf(out, "%s.param .%s %s;\n", indent, m->call_params[i].type,
+                      m->call_params[i].name);
+}
+
 mb_status mb_emit_ptx(const mb_clone_model *m, mb_buf *out, mb_error *err)
 {
     emit_vars v;
     memset(&v, 0, sizeof(v));
     emit_var(&v, "PTX_VERSION", "6.4");
     module_arrays(m, emit_var_buf(&v, "MODULE_ARRAYS"));
+    funcs(m, emit_var_buf(&v, "FUNCS"));
     params(m, emit_var_buf(&v, "PARAMS"));
     emit_ptx_registers(m, emit_var_buf(&v, "REGISTERS"), "\t");
     mb_buf *loc = emit_var_buf(&v, "LOCAL_ARRAYS");
@@ -169,6 +195,7 @@ mb_status mb_emit_ptx(const mb_clone_model *m, mb_buf *out, mb_error *err)
         if (!strcmp(m->arrays[i].space, "local"))
             mb_buf_printf(loc, "\t.local .align %s .b8 %s[%" PRIu64 "];\n",
                           emit_array_align(&m->arrays[i]), m->arrays[i].name, m->arrays[i].bytes);
+    emit_call_params(m, loc, "\t");
     emit_ptx_body(m, emit_var_buf(&v, "BODY"), 0);
     mb_status st = emit_fill(m, "clone.ptx", &v, out, err);
     emit_vars_free(&v);

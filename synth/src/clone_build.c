@@ -145,6 +145,113 @@ static void free_ctx(ctx *c)
         }
 }
 
+/* The model of one function (the kernel, or a called function whose
+ * threads run it weight[t] times): `calls` gets each thread's calls. */
+static mb_status build_function(ctx *c, const call_plan *cp, double reduction, uint64_t seed,
+                                uint64_t *calls)
+{
+    mb_clone_model *m = c->m;
+    mb_status st = setup_model(c, reduction, seed);
+    if (st == MB_OK)
+        st = cx_calls_mark(c, cp);
+    if (st == MB_OK)
+        st = setup_threads(c);
+    if (st == MB_OK)
+        st = cx_classify(c);
+    if (st == MB_OK)
+        st = cx_plan_memory(c);
+    if (st == MB_OK)
+        st = cx_calibrate(c);
+    double *ecount = calloc(c->nb + 1, sizeof(double));
+    if (st == MB_OK && !ecount)
+        st = cx_nomem(c);
+    if (st == MB_OK) {
+        sim_watch w;
+        memset(&w, 0, sizeof(w));
+        w.branch_block = w.loop = -1;
+        w.ranges = 1;
+        w.calls = calls;
+        st = cx_simulate(c, &w, ecount);
+    }
+    if (st == MB_OK)
+        st = cx_finish_memory(c);
+    if (st == MB_OK)
+        st = cx_assemble(c);
+    if (st == MB_OK) {
+        m->expected_ecount = mb_arena_alloc(c->A, (c->nb + 1) * sizeof(double));
+        if (!m->expected_ecount)
+            st = cx_nomem(c);
+        else
+            for (size_t k = 0; k < c->nb; k++) {
+                m->expected_ecount[k] = ecount[k];
+                m->expected_thread_insts += (uint64_t)ecount[k] * m->blocks[k].ninsns;
+            }
+    }
+    free(ecount);
+    free_ctx(c);
+    return st;
+}
+
+static void init_ctx(ctx *c, const mb_sprof *p, const mb_sprof_func *f, mb_clone_model *m,
+                     mb_arena *A, uint64_t seed, double reduction, mb_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->p = p;
+    c->f = f;
+    c->m = m;
+    c->err = err;
+    c->A = A;
+    c->rng = seed ^ UINT64_C(0x6A09E667F3BCC909);
+    c->dep_block = -1;
+    c->reduce_num = reduction == 0 ? 0 : (uint32_t)reduction;
+}
+
+/* The called function's model: its threads are the kernel's, each running
+ * it as often as the kernel's model calls it; per-thread values (keys, trip
+ * counts) are computed inside it from %tid and %ctaid, as in the kernel. */
+static mb_status build_callee(const mb_sprof *p, const call_plan *cp, mb_clone_model *m,
+                              const uint64_t *calls, double reduction, uint64_t seed, mb_error *err)
+{
+    mb_sprof view = *p;
+    char who[400];
+    snprintf(who, sizeof who, "%s, function %s", p->kernel, cp->callee->name);
+    /* messages name the kernel and the function; the function sees only its
+     * arguments, and the kernel's arrays are the kernel's */
+    view.kernel = who;
+    view.nparams = cp->nargs;
+    view.params = cp->func_params;
+    view.nvars = 0;
+    view.shared_static = view.dynamic_shared = view.local_per_thread = 0;
+    m->nfuncs = 1;
+    m->funcs = mb_arena_alloc(m->arena, sizeof(*m->funcs));
+    uint32_t *weight = malloc((p->threads + 1) * sizeof(uint32_t));
+    if (!m->funcs || !weight) {
+        free(weight);
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    }
+    memset(m->funcs, 0, sizeof(*m->funcs));
+    for (uint64_t t = 0; t < p->threads; t++)
+        weight[t] = calls[t] > UINT32_MAX ? UINT32_MAX : (uint32_t)calls[t];
+    mb_clone_model *fm = &m->funcs[0];
+    ctx c;
+    /* a stream of its own: the kernel's choices stay what they were */
+    init_ctx(&c, &view, &cp->func, fm, m->arena, seed ^ UINT64_C(0xBB67AE8584CAA73B), reduction, err);
+    c.weight = weight;
+    mb_status st = build_function(&c, cp, reduction, seed, NULL);
+    free(weight);
+    if (st != MB_OK)
+        return st;
+    fm->kernel = mb_arena_strdup(m->arena, cp->callee->name);
+    fm->ret_type = cp->ret_type;
+    if (!fm->kernel)
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+    m->expected_thread_insts += fm->expected_thread_insts;
+    m->synthetic_insns += fm->synthetic_insns;
+    m->chain_insns += fm->chain_insns;
+    m->dropped_fillers += fm->dropped_fillers;
+    return MB_OK;
+}
+
 mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_clone_model **out,
                          mb_error *err)
 {
@@ -157,58 +264,21 @@ mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_
         free(m);
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     }
-    ctx c;
-    memset(&c, 0, sizeof(c));
-    c.p = p;
-    c.f = mb_sprof_kernel(p);
-    c.m = m;
-    c.err = err;
-    c.A = m->arena;
-    c.rng = seed ^ UINT64_C(0x6A09E667F3BCC909);
-    c.dep_block = -1;
-    c.reduce_num = reduction == 0 ? 0 : (uint32_t)reduction;
-    mb_status st = MB_OK;
-    if (p->nfuncs > 1)
-        st = mb_error_set(err, MB_ERR_UNSUPPORTED, p->path ? p->path : "", 0, 0,
-                          "kernel %s calls %s: calls to device functions are not reproduced by "
-                          "the clone model",
-                          p->kernel, p->funcs[1].name);
-    if (st == MB_OK)
-        st = setup_model(&c, reduction, seed);
-    if (st == MB_OK)
-        st = setup_threads(&c);
-    if (st == MB_OK)
-        st = cx_classify(&c);
-    if (st == MB_OK)
-        st = cx_plan_memory(&c);
-    if (st == MB_OK)
-        st = cx_calibrate(&c);
-    double *ecount = calloc(c.nb + 1, sizeof(double));
-    if (st == MB_OK && !ecount)
-        st = cx_nomem(&c);
+    call_plan cp;
+    mb_status st = cx_calls_plan(p, m->arena, &cp, err);
+    uint64_t *calls = NULL;
+    /* (a thread count the model refuses is refused by the kernel's build) */
+    if (st == MB_OK && cp.callee && p->threads <= CLONE_MAX_THREADS &&
+        !(calls = calloc(p->threads + 1, sizeof(uint64_t))))
+        st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     if (st == MB_OK) {
-        sim_watch w;
-        memset(&w, 0, sizeof(w));
-        w.branch_block = w.loop = -1;
-        w.ranges = 1;
-        st = cx_simulate(&c, &w, ecount);
+        ctx c;
+        init_ctx(&c, p, &cp.kernel, m, m->arena, seed, reduction, err);
+        st = build_function(&c, &cp, reduction, seed, calls);
     }
-    if (st == MB_OK)
-        st = cx_finish_memory(&c);
-    if (st == MB_OK)
-        st = cx_assemble(&c);
-    if (st == MB_OK) {
-        m->expected_ecount = mb_arena_alloc(c.A, (c.nb + 1) * sizeof(double));
-        if (!m->expected_ecount)
-            st = cx_nomem(&c);
-        else
-            for (size_t k = 0; k < c.nb; k++) {
-                m->expected_ecount[k] = ecount[k];
-                m->expected_thread_insts += (uint64_t)ecount[k] * m->blocks[k].ninsns;
-            }
-    }
-    free(ecount);
-    free_ctx(&c);
+    if (st == MB_OK && cp.callee)
+        st = build_callee(p, &cp, m, calls, reduction, seed, err);
+    free(calls);
     if (st != MB_OK) {
         mb_clone_free(m);
         return st;

@@ -166,9 +166,6 @@ static mb_status successors(ctx *c)
             return unsupported(c, (int)k, "a conditional branch without fall-through successor");
         }
     }
-    for (size_t i = 0; i < c->f->nblocks; i++)
-        if (!strcmp(c->f->blocks[i].chain[0] ? c->f->blocks[i].chain[0] : "", "call"))
-            return unsupported(c, (int)i, "a call");
     return MB_OK;
 }
 

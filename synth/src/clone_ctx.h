@@ -21,8 +21,9 @@ typedef struct need_seq {
     int independent;        /* needs nothing the block's earlier sequences compute */
 } need_seq;
 
-/* SLOT_DROPPED: a filler whose place an inserted need took (not emitted) */
-enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM, SLOT_DROPPED };
+/* SLOT_DROPPED: a filler whose place an inserted need took (not emitted);
+ * SLOT_PARAM: a .param store or load of a call or a return (clone_calls.c) */
+enum { SLOT_FILLER, SLOT_ASSIGNED, SLOT_MEM, SLOT_BRANCH, SLOT_TERM, SLOT_DROPPED, SLOT_PARAM };
 
 typedef struct slot {
     const char *token;
@@ -31,6 +32,7 @@ typedef struct slot {
     const char *guard, *op, *operands;
     int dest_class;         /* register class written, -1 if none */
     const char *dest;       /* register written */
+    const char *psym;       /* SLOT_PARAM: the .param variable it stores or loads */
     /* instructions inserted before this slot */
     need *ins;
     size_t nins, ins_cap;
@@ -50,6 +52,7 @@ typedef struct blk {
     need_seq *seqs;         /* sequences in placement order */
     size_t nseqs, seqs_cap;
     int idom;
+    uint32_t ncalls;        /* calls in the block */
 } blk;
 
 /* A value computed once per thread (or per loop activation) and placed at
@@ -89,6 +92,7 @@ typedef struct ctx {
     int *loop_of_header;      /* block -> loop whose header it is, -1 */
     /* threads */
     uint32_t nthreads, tpc, wpc;
+    const uint32_t *weight;   /* per thread: runs of the function (calls), NULL: once */
     uint32_t *kf;             /* per thread: warp-major key (gwarp * 32 + lane) */
     uint32_t *gtid;           /* per thread: global thread index, equation (1) */
     uint32_t *ckey;           /* per thread: ltid * CTAs + cta (CTA-relative order) */
@@ -169,6 +173,7 @@ typedef struct sim_watch {
     int loop;                 /* count activations of this loop per thread */
     uint64_t *activations;
     int ranges;               /* record memplan address ranges */
+    uint64_t *calls;          /* count calls made per thread */
 } sim_watch;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
 mb_status cx_calibrate(ctx *c);
@@ -179,6 +184,21 @@ mb_status cx_rpo(ctx *c, int *order, size_t *n);
 mb_status cx_plan_memory(ctx *c);
 mb_status cx_finish_memory(ctx *c);
 int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const uint32_t *iter);
+
+/* clone_calls.c: which chain slots of a kernel and its called function
+ * pass arguments and results, and the functions without those accesses */
+typedef struct call_plan {
+    const mb_sprof_func *callee;  /* the called function, NULL when the kernel calls none */
+    size_t nargs;
+    const char **arg_type;        /* .param types of the arguments ("b32") */
+    const char *ret_type;         /* NULL: no result */
+    mb_sprof_func kernel, func;   /* the kernel and the callee without their .param accesses */
+    mb_sprof_param *func_params;  /* the callee's arguments, as parameters */
+} call_plan;
+mb_status cx_calls_plan(const mb_sprof *p, mb_arena *A, call_plan *cp, mb_error *err);
+mb_status cx_calls_mark(ctx *c, const call_plan *cp);
+/* The instruction of a SLOT_PARAM slot: a store of `src` or a load. */
+mb_status cx_call_form(ctx *c, slot *s, const char *type, int cls, const char *src);
 
 /* clone_insns.c */
 mb_status cx_assemble(ctx *c);

@@ -121,6 +121,8 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
     const char *op = t.opcode, *ty = t.ntypes ? t.type[0] : "";
     int cls = t.ntypes ? cx_class_of_type(ty) : -1;
 #define SRC(k) source(c, block, i, (k))
+    if (s->role == SLOT_PARAM && cls >= 0)
+        return cx_call_form(c, s, ty, cls, !strcmp(op, "st") ? SRC(cls) : NULL);
     if (!strcmp(op, "bar"))
         return set(c, s, "bar.sync", "0", -1, NULL);
     if (!strcmp(op, "membar") || !strcmp(op, "fence"))

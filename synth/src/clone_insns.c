@@ -1778,7 +1778,7 @@ mb_status cx_assemble(ctx *c)
     for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         for (size_t i = 0; i < b->nslots; i++)
-            if (b->slots[i].role == SLOT_FILLER &&
+            if ((b->slots[i].role == SLOT_FILLER || b->slots[i].role == SLOT_PARAM) &&
                 (st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i])) != MB_OK)
                 return st;
     }

@@ -39,6 +39,10 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
     uint64_t total = 0;
     mb_status st = MB_OK;
     for (uint32_t t = 0; t < c->nthreads && st == MB_OK; t++) {
+        /* a called function runs weight[t] times, each time alike */
+        uint32_t wt = c->weight ? c->weight[t] : 1;
+        if (wt == 0)
+            continue;
         memset(iter, 0, (c->nloops + 1) * sizeof(uint32_t));
         int b = 0, prev = -1;
         while (b >= 0) {
@@ -48,11 +52,13 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                                   c->p->kernel, (unsigned long long)SIM_STEP_LIMIT);
                 break;
             }
-            ecount[b] += 1;
+            ecount[b] += wt;
             int hl = c->loop_of_header[b];
             if (hl >= 0 && (prev < 0 || !c->in_loop[hl][prev]) && w && w->loop == hl)
-                w->activations[t]++;
+                w->activations[t] += wt;
             const blk *B = &c->b[b];
+            if (w && w->calls)
+                w->calls[t] += (uint64_t)wt * B->ncalls;
             if (w && w->ranges)
                 for (size_t i = 0; i < c->f->nmem; i++) {
                     memplan *pl = &c->plans[i];
@@ -99,13 +105,14 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                 }
                 taken = br->rule == MB_RULE_CONST ? br->const_taken : p == br->true_taken;
                 if (w && w->branch_block == b) {
-                    w->per_thread[t]++;
+                    w->per_thread[t] += wt;
                     if (br->rule == MB_RULE_HASH) {
-                        if (MB_GROW(w->hashes, w->hashes_cap, w->nhashes + 1) != MB_OK) {
+                        if (MB_GROW(w->hashes, w->hashes_cap, w->nhashes + wt) != MB_OK) {
                             st = cx_nomem(c);
                             break;
                         }
-                        w->hashes[w->nhashes++] = hash_value(c, br, t, iter);
+                        for (uint32_t k = 0; k < wt; k++)
+                            w->hashes[w->nhashes++] = hash_value(c, br, t, iter);
                     }
                 }
                 next = taken ? B->taken : B->fall;

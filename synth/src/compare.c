@@ -86,13 +86,45 @@ static int after_exit(const mb_sprof_func *f, const mb_sprof_loop *l, int b)
     return found;
 }
 
+static uint32_t calls_in(const mb_sprof_block *b)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < b->nchain; i++)
+        n += !strcmp(b->chain[i], "call");
+    return n;
+}
+
+/* Ratio of reduced to original calls: every call site of the kernel
+ * scaled as its block is. */
+static double call_factor(const mb_sprof *a, double r)
+{
+    const mb_sprof_func *k = mb_sprof_kernel(a);
+    double orig = 0, red = 0;
+    for (size_t b = 0; b < k->nblocks; b++) {
+        uint32_t n = calls_in(&k->blocks[b]);
+        if (!n)
+            continue;
+        orig += (double)n * (double)k->blocks[b].ecount;
+        red += (double)n * mb_sprof_expected_ecount(a, (int)b, r);
+    }
+    return orig > 0 ? red / orig : 1.0;
+}
+
 double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r)
 {
-    const mb_sprof_func *f = mb_sprof_kernel(a);
+    return mb_sprof_expected_ecount_in(a, 0, block, r);
+}
+
+double mb_sprof_expected_ecount_in(const mb_sprof *a, size_t func, int block, double r)
+{
+    const mb_sprof_func *f = &a->funcs[func];
     const mb_sprof_block *b = &f->blocks[block];
     double e = (double)b->ecount;
     if (r == 1)
         return e;
+    /* a called function runs as often as the kernel calls it */
+    if (func > 0)
+        e *= call_factor(a, r);
     for (int l = b->loop; l >= 0; l = f->loops[l].parent) {
         const mb_sprof_loop *lp = &f->loops[l];
         double h = 0, acts = 0;
@@ -226,16 +258,27 @@ static int same_cfg(const mb_sprof_func *a, const mb_sprof_func *b, char *why, s
     return 1;
 }
 
-static void compare_blocks(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *a,
+/* "function F, " before a called function's statistics, "" for the kernel's */
+static const char *where(size_t fi, const mb_sprof_func *a, char *buf, size_t n)
+{
+    if (fi == 0)
+        return "";
+    snprintf(buf, n, "function %s, ", a->name);
+    return buf;
+}
+
+static void compare_blocks(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_sprof_func *a,
                            const mb_sprof_func *b, json_t *jarr)
 {
+    char wbuf[300];
+    const char *w = where(fi, a, wbuf, sizeof wbuf);
     double r = c->tol ? c->tol->reduction : 1;
     out(c, "\nblocks%s\n  %-4s %-16s %5s %12s %12s %12s %8s\n",
         c->tol ? "" : " (expected: at reduction 1)", "id", "name", "loop", "ECount A", "ECount B",
         "expected B", "rel");
     for (size_t i = 0; i < a->nblocks; i++) {
         const mb_sprof_block *x = &a->blocks[i], *y = &b->blocks[i];
-        double want = mb_sprof_expected_ecount(pa, (int)i, r);
+        double want = mb_sprof_expected_ecount_in(pa, fi, (int)i, r);
         double d = rel(want, (double)y->ecount);
         out(c, "  %-4zu %-16.16s %5d %12llu %12llu %12.0f %+8.3f\n", i, x->name, x->loop,
             (unsigned long long)x->ecount, (unsigned long long)y->ecount, want,
@@ -245,18 +288,19 @@ static void compare_blocks(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *
                               "ecount_b", (json_int_t)y->ecount, "expected_b", want, "rel",
                               isinf(d) ? 1e9 : d, "scount_a", (json_int_t)x->scount, "scount_b",
                               (json_int_t)y->scount);
+        json_object_set_new(o, "function", json_string(a->name));
         json_array_append_new(jarr, o);
         if (!c->tol)
             continue;
         if (x->loop < 0 && y->ecount != x->ecount)
-            violate(c, "block %zu (%s): ECount %llu vs %llu outside loops must be equal", i, x->name,
-                    (unsigned long long)x->ecount, (unsigned long long)y->ecount);
+            violate(c, "%sblock %zu (%s): ECount %llu vs %llu outside loops must be equal", w, i,
+                    x->name, (unsigned long long)x->ecount, (unsigned long long)y->ecount);
         else if (x->loop >= 0 && fabs(d) > c->tol->ecount_rel)
-            violate(c, "block %zu (%s): ECount %llu vs expected %.0f (%+.1f%%, tolerance %.0f%%)", i,
-                    x->name, (unsigned long long)y->ecount, want, 100 * (isinf(d) ? 999 : d),
+            violate(c, "%sblock %zu (%s): ECount %llu vs expected %.0f (%+.1f%%, tolerance %.0f%%)",
+                    w, i, x->name, (unsigned long long)y->ecount, want, 100 * (isinf(d) ? 999 : d),
                     100 * c->tol->ecount_rel);
         if ((x->scount > 0) != (y->scount > 0) && (y->scount > 0 || want >= 0.5))
-            violate(c, "block %zu (%s): barriers %llu vs %llu", i, x->name,
+            violate(c, "%sblock %zu (%s): barriers %llu vs %llu", w, i, x->name,
                     (unsigned long long)x->scount, (unsigned long long)y->scount);
     }
 }
@@ -275,9 +319,11 @@ static double taken_fraction(const mb_sprof_branch *br)
     return t ? (double)br->taken / (double)t : 0;
 }
 
-static void compare_branches(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *a,
+static void compare_branches(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_sprof_func *a,
                              const mb_sprof_func *b, json_t *jarr)
 {
+    char wbuf[300];
+    const char *w = where(fi, a, wbuf, sizeof wbuf);
     double r = c->tol ? c->tol->reduction : 1;
     out(c, "\nbranches (divergence fraction = diverged warp executions / warp executions)\n"
            "  %-5s %-5s %10s %10s %8s %10s %10s\n",
@@ -286,30 +332,32 @@ static void compare_branches(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func
         const mb_sprof_branch *x = &a->branches[i], *y = branch_in_block(b, x->block);
         if (!y) {
             out(c, "  %-5d %-5d %10.4f %10s\n", x->block, x->line, x->divergence_fraction, "-");
-            if (c->tol && mb_sprof_expected_ecount(pa, x->block, r) >= 0.5)
-                violate(c, "branch in block %d (line %d): missing in B", x->block, x->line);
+            if (c->tol && mb_sprof_expected_ecount_in(pa, fi, x->block, r) >= 0.5)
+                violate(c, "%sbranch in block %d (line %d): missing in B", w, x->block, x->line);
             continue;
         }
         double d = y->divergence_fraction - x->divergence_fraction;
         out(c, "  %-5d %-5d %10.4f %10.4f %+8.4f %10.4f %10.4f\n", x->block, x->line,
             x->divergence_fraction, y->divergence_fraction, d, taken_fraction(x), taken_fraction(y));
         json_array_append_new(
-            jarr, json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "block", x->block, "line",
-                            x->line, "divergence_a", x->divergence_fraction, "divergence_b",
-                            y->divergence_fraction, "diff", d, "taken_a", taken_fraction(x),
-                            "taken_b", taken_fraction(y)));
+            jarr, json_pack("{s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "function", a->name, "block",
+                            x->block, "line", x->line, "divergence_a", x->divergence_fraction,
+                            "divergence_b", y->divergence_fraction, "diff", d, "taken_a",
+                            taken_fraction(x), "taken_b", taken_fraction(y)));
         if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12)
             violate(c,
-                    "branch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f points, "
-                    "tolerance %.1f)",
-                    x->block, x->line, x->divergence_fraction, y->divergence_fraction, 100 * d,
+                    "%sbranch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f "
+                    "points, tolerance %.1f)",
+                    w, x->block, x->line, x->divergence_fraction, y->divergence_fraction, 100 * d,
                     100 * c->tol->divergence_pts);
     }
 }
 
-static void compare_memory(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *a,
+static void compare_memory(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_sprof_func *a,
                            const mb_sprof_func *b, json_t *jarr)
 {
+    char wbuf[300];
+    const char *w = where(fi, a, wbuf, sizeof wbuf);
     double r = c->tol ? c->tol->reduction : 1;
     out(c, "\nmemory (distributions compared by total variation distance)\n"
            "  %-5s %-5s %-7s %-8s %9s %9s %7s %9s %9s %7s\n",
@@ -325,9 +373,9 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *
                 y = &b->mem[k];
         if (!y) {
             out(c, "  %-5d %-5d %-7s %-8s   (missing in B)\n", blk, x->line, x->space, x->op);
-            if (c->tol && blk >= 0 && mb_sprof_expected_ecount(pa, blk, r) >= 0.5)
-                violate(c, "memory access %s at line %d (block %d): missing in B", x->op, x->line,
-                        blk);
+            if (c->tol && blk >= 0 && mb_sprof_expected_ecount_in(pa, fi, blk, r) >= 0.5)
+                violate(c, "%smemory access %s at line %d (block %d): missing in B", w, x->op,
+                        x->line, blk);
             continue;
         }
         double ts = hist_tv(&x->sectors, &y->sectors), tb = hist_tv(&x->bank_conflicts, &y->bank_conflicts);
@@ -335,7 +383,8 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *
             x->op, mb_hist_mean(&x->sectors), mb_hist_mean(&y->sectors), ts,
             mb_hist_mean(&x->bank_conflicts), mb_hist_mean(&y->bank_conflicts), tb);
         json_array_append_new(
-            jarr, json_pack("{s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "block", blk,
+            jarr, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
+                            "function", a->name, "block", blk,
                             "line", x->line, "space", x->space, "op", x->op, "op_b", y->op,
                             "sectors_mean_a", mb_hist_mean(&x->sectors), "sectors_mean_b",
                             mb_hist_mean(&y->sectors), "sectors_tv", ts, "bank_mean_a",
@@ -344,21 +393,87 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, const mb_sprof_func *
         if (!c->tol)
             continue;
         if (strcmp(x->space, y->space) != 0 || strcmp(x->op, y->op) != 0)
-            violate(c, "memory access at line %d (block %d): %s %s vs %s %s", x->line, blk,
+            violate(c, "%smemory access at line %d (block %d): %s %s vs %s %s", w, x->line, blk,
                     x->space, x->op, y->space, y->op);
         else if (ts > c->tol->distribution + 1e-12)
             violate(c,
-                    "memory access %s at line %d (block %d): sectors-per-request distributions "
+                    "%smemory access %s at line %d (block %d): sectors-per-request distributions "
                     "differ by %.1f%% (mean %.3f vs %.3f, tolerance %.0f%%)",
-                    x->op, x->line, blk, 100 * ts, mb_hist_mean(&x->sectors),
+                    w, x->op, x->line, blk, 100 * ts, mb_hist_mean(&x->sectors),
                     mb_hist_mean(&y->sectors), 100 * c->tol->distribution);
         else if (tb > c->tol->distribution + 1e-12)
             violate(c,
-                    "memory access %s at line %d (block %d): bank-conflict distributions differ "
+                    "%smemory access %s at line %d (block %d): bank-conflict distributions differ "
                     "by %.1f%% (mean %.3f vs %.3f, tolerance %.0f%%)",
-                    x->op, x->line, blk, 100 * tb, mb_hist_mean(&x->bank_conflicts),
+                    w, x->op, x->line, blk, 100 * tb, mb_hist_mean(&x->bank_conflicts),
                     mb_hist_mean(&y->bank_conflicts), 100 * c->tol->distribution);
     }
+}
+
+/* The launch's mix: every function's summed, by name. */
+static mb_status mix_sum(const mb_sprof *p, int opcodes, mb_sprof_mix *out)
+{
+    size_t cap = 0;
+    for (size_t f = 0; f < p->nfuncs; f++)
+        cap += opcodes ? p->funcs[f].opcodes.n : p->funcs[f].classes.n;
+    out->n = 0;
+    out->name = calloc(cap + 1, sizeof(*out->name));
+    out->count = calloc(cap + 1, sizeof(*out->count));
+    if (!out->name || !out->count)
+        return MB_ERR_NOMEM;
+    for (size_t f = 0; f < p->nfuncs; f++) {
+        const mb_sprof_mix *m = opcodes ? &p->funcs[f].opcodes : &p->funcs[f].classes;
+        for (size_t i = 0; i < m->n; i++) {
+            size_t k = 0;
+            while (k < out->n && strcmp(out->name[k], m->name[i]))
+                k++;
+            if (k == out->n)
+                out->name[out->n++] = m->name[i];
+            out->count[k] += m->count[i];
+        }
+    }
+    return MB_OK;
+}
+
+static void mix_free(mb_sprof_mix *m)
+{
+    free(m->name);
+    free(m->count);
+}
+
+/* B's function of A's function fi: the same name (clones keep them). */
+static const mb_sprof_func *func_named(const mb_sprof *p, const char *name)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (!strcmp(p->funcs[i].name, name))
+            return &p->funcs[i];
+    return NULL;
+}
+
+/* Same CFG in every function: the kernel's, then each called function's. */
+static int same_cfgs(const mb_sprof *pa, const mb_sprof *pb, char *why, size_t n)
+{
+    if (!same_cfg(mb_sprof_kernel(pa), mb_sprof_kernel(pb), why, n))
+        return 0;
+    if (pa->nfuncs != pb->nfuncs) {
+        snprintf(why, n, "%zu functions vs %zu", pa->nfuncs, pb->nfuncs);
+        return 0;
+    }
+    for (size_t fi = 1; fi < pa->nfuncs; fi++) {
+        const mb_sprof_func *fb = func_named(pb, pa->funcs[fi].name);
+        char sub[200];
+        if (!fb) {
+            snprintf(why, n, "function %s missing in B", pa->funcs[fi].name);
+            return 0;
+        }
+        if (!same_cfg(&pa->funcs[fi], fb, sub, sizeof sub)) {
+            if (snprintf(why, n, "function %s: %s", pa->funcs[fi].name, sub) >= (int)n)
+                why[n - 1] = '\0'; /* cut: the message stays readable */
+            return 0;
+        }
+    }
+    snprintf(why, n, "same");
+    return 1;
 }
 
 static void compare_mix(cmp_ctx *c, const char *title, const mb_sprof_mix *a,
@@ -402,7 +517,7 @@ mb_status mb_sprof_compare(const mb_sprof *pa, const mb_sprof *pb, const mb_comp
     }
     cmp_ctx c = {tol, text, viol, violation, violation_size};
     char why[200];
-    int cfg_same = same_cfg(a, b, why, sizeof why);
+    int cfg_same = same_cfgs(pa, pb, why, sizeof why);
     out(&c, "A: %s (kernel %s)\nB: %s (kernel %s)\n", pa->path ? pa->path : "-", pa->kernel,
         pb->path ? pb->path : "-", pb->kernel);
     out(&c, "\n%-22s %16s %16s %9s\n", "", "A", "B", "rel");
@@ -439,14 +554,34 @@ mb_status mb_sprof_compare(const mb_sprof *pa, const mb_sprof *pb, const mb_comp
     json_t *jblocks = json_array(), *jbr = json_array(), *jmem = json_array(),
            *jcls = json_array(), *jops = json_array();
     if (cfg_same) {
-        compare_blocks(&c, pa, a, b, jblocks);
-        compare_branches(&c, pa, a, b, jbr);
-        compare_memory(&c, pa, a, b, jmem);
+        compare_blocks(&c, pa, 0, a, b, jblocks);
+        compare_branches(&c, pa, 0, a, b, jbr);
+        compare_memory(&c, pa, 0, a, b, jmem);
+        for (size_t fi = 1; fi < pa->nfuncs; fi++) {
+            const mb_sprof_func *fa = &pa->funcs[fi], *fb = func_named(pb, fa->name);
+            out(&c, "\nfunction %s: %llu calls in A, %llu in B\n", fa->name,
+                (unsigned long long)fa->blocks[0].entries, (unsigned long long)fb->blocks[0].entries);
+            compare_blocks(&c, pa, fi, fa, fb, jblocks);
+            compare_branches(&c, pa, fi, fa, fb, jbr);
+            compare_memory(&c, pa, fi, fa, fb, jmem);
+        }
     } else {
         out(&c, "\n(blocks, branches and memory accesses are compared only when the CFGs match)\n");
     }
-    compare_mix(&c, "instruction classes", &a->classes, &b->classes, 1, jcls);
-    compare_mix(&c, "opcodes", &a->opcodes, &b->opcodes, 0, jops);
+    /* the mixes are the launch's: every function's instructions */
+    mb_sprof_mix ca = {0, NULL, NULL}, cb = ca, oa = ca, ob = ca;
+    mb_status st = mix_sum(pa, 0, &ca);
+    st = st == MB_OK ? mix_sum(pb, 0, &cb) : st;
+    st = st == MB_OK ? mix_sum(pa, 1, &oa) : st;
+    st = st == MB_OK ? mix_sum(pb, 1, &ob) : st;
+    if (st == MB_OK) {
+        compare_mix(&c, "instruction classes", &ca, &cb, 1, jcls);
+        compare_mix(&c, "opcodes", &oa, &ob, 0, jops);
+    }
+    mix_free(&ca);
+    mix_free(&cb);
+    mix_free(&oa);
+    mix_free(&ob);
     json_object_set_new(root, "blocks", jblocks);
     json_object_set_new(root, "branches", jbr);
     json_object_set_new(root, "memory", jmem);
@@ -471,7 +606,7 @@ mb_status mb_sprof_compare(const mb_sprof *pa, const mb_sprof *pb, const mb_comp
         }
     }
     json_decref(root);
-    if ((text && text->failed) || (json && json->failed))
+    if (st != MB_OK || (text && text->failed) || (json && json->failed))
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     return MB_OK;
 }

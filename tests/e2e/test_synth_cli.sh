@@ -21,12 +21,22 @@ expect_exit 2 "bad seed" -- "$MINIBENCH" synth "$A" --reduction 2 --seed x -o "$
 expect_exit 1 "missing profile" -- "$MINIBENCH" synth "$TMP/none.0" --reduction 2 -o "$TMP/c"
 expect_grep "$TMP/err" "none.0.profile.json" "missing file named"
 [ ! -e "$TMP/c" ] && pass || fail "a failed synth created its output directory"
+CALLS="$MB_SOURCE_DIR/tests/synth/calls"
+expect_exit 0 "profile the crafted calls" -- "$MINIBENCH" profile "$CALLS/calls.ptx" \
+  --launch "$CALLS/launch.json" -o "$TMP/cp"
+expect_exit 1 "recursion is refused" -- "$MINIBENCH" synth "$TMP/cp/recurse.1" --reduction 2 -o "$TMP/c"
+expect_grep "$TMP/err" "kernel recurse: function depth calls itself \(recursion\)" "reason given"
+[ ! -e "$TMP/c" ] && pass || fail "a refused synth created its output directory"
+
+# --- a kernel calling a device function: the callee is a .func, called for real
 expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
-D=$(ls "$TMP/dp"/*.0.profile.json | head -1)
-expect_exit 1 "calls are refused" -- "$MINIBENCH" synth "${D%.profile.json}" --reduction 2 -o "$TMP/c"
-expect_grep "$TMP/err" "calls to device functions are not reproduced" "reason given"
-[ ! -e "$TMP/c" ] && pass || fail "a refused synth created its output directory"
+expect_exit 0 "synth devfunc" -- "$MINIBENCH" synth "$TMP/dp/digit_sums.0" --reduction 2 -o "$TMP/cd"
+expect_grep "$TMP/cd/clone.ptx" "^\.func \(\.param \.b32 func_retval0\) _Z9digit_sumjj\($" "clone.ptx: the .func"
+expect_grep "$TMP/cd/clone.ptx" "call\.uni \(_call_retval\), _Z9digit_sumjj, \(_call_param0, _call_param1\);" \
+  "clone.ptx: the calls"
+expect_grep "$TMP/cd/clone.cu" "^extern \"C\" __device__ __noinline__ __attribute__\(\(used\)\) unsigned int _Z9digit_sumjj\(" \
+  "clone.cu: the function"
 
 # --- the clone directory
 expect_exit 0 "synth vecadd" -- "$MINIBENCH" synth "$A" --reduction 2 --seed 5 -o "$TMP/c"

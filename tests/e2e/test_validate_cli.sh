@@ -52,21 +52,28 @@ expect_grep "$TMP/out" "my.config +max" "the file's row"
 expect_exit 1 "unknown config" -- "$MINIBENCH" validate "$P" --config conf9 -o "$TMP/rep4"
 expect_grep "$TMP/err" "conf9" "the unknown config is named"
 
-# --- a suite: two kernels validated (reduce_seq's busiest launch is its second,
-# whose shared array starts after the first instance's), one refused by synth
-mkdir -p "$TMP/suite"
+# --- a suite: three kernels validated (reduce_seq's busiest launch is its second,
+# whose shared array starts after the first instance's; devfunc calls a device
+# function), one refused by synth (a recursive function)
+mkdir -p "$TMP/suite/recurse"
 for ex in vecadd devfunc reduce_seq; do mkdir "$TMP/suite/$ex"; ln -s "$EX/$ex/$ex.ptx" "$EX/$ex/launch.json" "$TMP/suite/$ex/"; done
+ln -s "$(cd "$MB_SOURCE_DIR" && pwd)/tests/synth/calls/calls.ptx" "$TMP/suite/recurse/recurse.ptx"
+cat >"$TMP/suite/recurse/launch.json" <<'JSON'
+{"buffers": {"out": {"type": "u32", "count": 64}},
+ "launches": [{"kernel": "recurse", "grid": 1, "block": 64, "args": ["out"]}]}
+JSON
 expect_exit 0 "suite" -- "$MINIBENCH" validate --suite "$TMP/suite" --reduction 1,max --config conf1,conf3 -o "$TMP/srep"
-expect_grep "$TMP/out" "^devfunc +not validated: .*device functions" "the refused kernel and why"
+expect_grep "$TMP/out" "^recurse +not validated: .*recursion" "the refused kernel and why"
+expect_grep "$TMP/out" "^devfunc +yes +max" "the kernel calling a device function is validated"
 expect_grep "$TMP/out" "^vecadd +no +max" "the validated kernel's line"
 expect_grep "$TMP/out" "^reduce_seq +no +max" "reduce_seq (its loops unrolled)"
-expect_grep "$TMP/out" "2 kernels validated, 1 not" "the means line"
-expect_grep "$TMP/err" "example vecadd \(3 of 3\)" "progress names each example"
+expect_grep "$TMP/out" "3 kernels validated, 1 not" "the means line"
+expect_grep "$TMP/err" "example vecadd \(4 of 4\)" "progress names each example"
 expect_grep "$TMP/srep/reduce_seq/profile/index.json" '"index": 1' "the busiest launch is profiled"
 for f in summary.txt summary.csv summary.json summary_ipc.svg vecadd/validate.json vecadd/profile/index.json; do
   [ -s "$TMP/srep/$f" ] && pass || fail "suite file $f"
 done
-rm "$TMP/suite/vecadd/launch.json" "$TMP/suite/reduce_seq/launch.json"
+rm "$TMP/suite/vecadd/launch.json" "$TMP/suite/reduce_seq/launch.json" "$TMP/suite/devfunc/launch.json"
 expect_exit 1 "a suite where nothing validates" -- "$MINIBENCH" validate --suite "$TMP/suite" --reduction max --config conf1 -o "$TMP/srep2"
 expect_grep "$TMP/err" "no example could be validated" "an empty result is an error"
 expect_exit 1 "not a suite" -- "$MINIBENCH" validate --suite "$TMP/nope" -o "$TMP/srep3"

@@ -176,6 +176,78 @@ static void test_refusals(void **state)
     free(text);
 }
 
+/* The fixture's exit block calls f (no arguments, no result) 64 times;
+ * `fchain` is f's one block, `more` further functions. */
+static char *call_profile(const char *fchain, const char *more)
+{
+    char *text = loop_profile();
+    char *s = replace(text, "\"chain\": \"ret\"}", "\"chain\": \"call ret\"}");
+    free(text);
+    char func[1024];
+    snprintf(func, sizeof func,
+             "\"footprint_lines\": 1}]},\n"
+             " {\"name\": \"f\", \"kind\": \"function\", \"calls\": 64,\n"
+             "  \"instruction_mix\": {\"classes\": {\"int\": 64, \"ctrl\": 64},\n"
+             "                      \"opcodes\": {\"add.s32\": 64, \"ret\": 64}},\n"
+             "  \"blocks\": [{\"id\": 0, \"name\": \"F0\", \"ecount\": 64, \"lcount\": 0,\n"
+             "    \"scount\": 0, \"threads\": 64, \"warp_execs\": 2, \"entries\": 64, \"exits\": 64,\n"
+             "    \"loop\": null, \"chain\": \"%s\"}],\n"
+             "  \"edges\": [], \"loops\": [], \"branches\": [], \"memory\": []}%s]}",
+             fchain, more);
+    text = replace(s, "\"footprint_lines\": 1}]}]}", func);
+    free(s);
+    return text;
+}
+
+/* A called function is cloned as a .func the kernel calls; what the model
+ * cannot attribute or reproduce is refused with the kernel and function. */
+static void test_calls(void **state)
+{
+    (void)state;
+    char *text = call_profile("add.s32 ret", "");
+    mb_sprof *p = parse(text);
+    mb_clone_model *m = build(p, 2, 1);
+    assert_int_equal(m->nfuncs, 1);
+    assert_string_equal(m->funcs[0].kernel, "f");
+    assert_null(m->funcs[0].ret_type);
+    assert_int_equal(m->funcs[0].nblocks, 1);
+    assert_true(fabs(m->funcs[0].expected_ecount[0] - 64) < 1e-9);
+    char *ptx = emit_ptx(m);
+    mb_error err;
+    mb_error_clear(&err);
+    mb_module *mod = NULL;
+    if (mb_ptx_parse(ptx, strlen(ptx), "clone.ptx", &mod, &err) != MB_OK)
+        fail_msg("clone.ptx: %d:%d: %s", err.line, err.col, err.msg);
+    assert_non_null(strstr(ptx, ".func f(\n)"));
+    assert_non_null(strstr(ptx, "call.uni f, ();"));
+    assert_true(strstr(ptx, ".func f(") < strstr(ptx, ".visible .entry k("));
+    mb_module_free(mod);
+    free(ptx);
+    mb_clone_free(m);
+    mb_sprof_free(p);
+    free(text);
+
+    text = call_profile("call ret", "");
+    expect_build_error(text, 1, MB_ERR_UNSUPPORTED, "kernel k: function f calls itself (recursion)");
+    free(text);
+    char g[700];
+    snprintf(g, sizeof g,
+             ",\n {\"name\": \"g\", \"kind\": \"function\", \"calls\": 0,\n"
+             "  \"instruction_mix\": {\"classes\": {}, \"opcodes\": {}},\n"
+             "  \"blocks\": [{\"id\": 0, \"name\": \"G0\", \"ecount\": 0, \"lcount\": 0,\n"
+             "    \"scount\": 0, \"threads\": 0, \"warp_execs\": 0, \"entries\": 0, \"exits\": 0,\n"
+             "    \"loop\": null, \"chain\": \"ret\"}],\n"
+             "  \"edges\": [], \"loops\": [], \"branches\": [], \"memory\": []}");
+    text = call_profile("add.s32 ret", g);
+    expect_build_error(text, 1, MB_ERR_UNSUPPORTED, "calls to 2 functions (f, g)");
+    free(text);
+    text = loop_profile();
+    char *s = replace(text, "\"chain\": \"ret\"}", "\"chain\": \"call ret\"}");
+    expect_build_error(s, 1, MB_ERR_UNSUPPORTED, "kernel k: it calls a function the profile holds nothing of");
+    free(s);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_ptx_parses),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,6 +206,13 @@ mb_status mb_sprof_compare(const mb_sprof *a, const mb_sprof *b, const mb_compar
  */
 double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r);
 
+/**
+ * The same for block `b` of function `func` of `a` (0 the kernel): a called
+ * function's blocks are scaled first by the ratio of expected to original
+ * calls (its call sites' blocks scaled as above), then by its own loops.
+ */
+double mb_sprof_expected_ecount_in(const mb_sprof *a, size_t func, int block, double r);
+
 /* ---------------------------------------------------------- clone model */
 
 /** The divergence cases of MiniBench section 4.2.2 a clone branch reproduces. */
@@ -301,7 +308,15 @@ typedef struct mb_clone_param {
 /** Register classes of the clone, in declaration order. */
 enum { MB_REG_PRED, MB_REG_B16, MB_REG_B32, MB_REG_B64, MB_REG_F32, MB_REG_F64, MB_REG_CLASSES };
 
-typedef struct mb_clone_model {
+typedef struct mb_clone_model mb_clone_model;
+
+/** A call-site argument or result: a `.param` variable of the caller. */
+typedef struct mb_clone_call_param {
+    const char *name;      /**< e.g. "_call_param0" */
+    const char *type;      /**< PTX type without the dot, e.g. "b32" */
+} mb_clone_call_param;
+
+struct mb_clone_model {
     const char *kernel, *source;
     double reduction;      /**< 0 means max */
     uint64_t seed;
@@ -319,14 +334,25 @@ typedef struct mb_clone_model {
     uint64_t original_thread_insts;
     size_t synthetic_insns, chain_insns; /**< static counts, for the README */
     size_t dropped_fillers;              /**< chain fillers synthetic instructions replaced */
-    mb_arena *arena;
-} mb_clone_model;
+    /* calls: the kernel's model holds its called functions, each a model of
+     * its own (`kernel` is the function's name, `params` its arguments) whose
+     * blocks become a .func; the kernel declares the .param variables its
+     * call sites pass. */
+    size_t nfuncs;
+    mb_clone_model *funcs;
+    const char *ret_type;  /**< a called function's return .param type ("b32"), NULL for none */
+    size_t ncall_params;
+    mb_clone_call_param *call_params;
+    mb_arena *arena;       /**< NULL in a called function's model (the kernel's arena holds it) */
+};
 
 /**
  * Builds the clone model of profile `p` at reduction `reduction` (>= 1, or
- * 0 for max) with PRNG seed `seed`. Fails with MB_ERR_UNSUPPORTED naming
- * the block and instruction when the kernel uses something the model does
- * not reproduce (calls, indirect branches, unknown opcodes).
+ * 0 for max) with PRNG seed `seed`. Calls to one device function are kept
+ * (the function is cloned as a .func). Fails with MB_ERR_UNSUPPORTED naming
+ * the kernel, function, block and instruction when the kernel uses something
+ * the model does not reproduce (several called functions, recursion, memory
+ * accesses in a called function, indirect branches, unknown opcodes).
  */
 mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_clone_model **out,
                          mb_error *err);
