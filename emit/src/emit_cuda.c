@@ -98,6 +98,18 @@ static void put_asm_operand_line(mb_buf *out, const char *s, const char *opnd)
     mb_buf_free(&esc);
 }
 
+/* Every line of `text` (which it cuts at the newlines) as an asm line. */
+static void put_asm_lines(mb_buf *out, mb_buf *text)
+{
+    for (char *line = text->data; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        put_asm_line(out, line, 1);
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
 /* The label a called function's `ret` jumps to: the end of its asm block,
  * so that the C++ function around it returns the result. */
 #define FUNC_END_LABEL "$Lc_end"
@@ -105,25 +117,10 @@ static void put_asm_operand_line(mb_buf *out, const char *s, const char *opnd)
 static void asm_body(const mb_clone_model *m, mb_buf *out, int is_func)
 {
     put_asm_line(out, "{", 1);
-    mb_buf regs = MB_BUF_INIT;
-    emit_ptx_registers(m, &regs, "");
-    for (char *line = regs.data; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        put_asm_line(out, line, 1);
-        line = nl ? nl + 1 : NULL;
-    }
-    mb_buf_free(&regs);
     mb_buf decls = MB_BUF_INIT;
+    emit_ptx_registers(m, &decls, "");
     emit_call_params(m, &decls, "");
-    for (char *line = decls.data; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        put_asm_line(out, line, 1);
-        line = nl ? nl + 1 : NULL;
-    }
+    put_asm_lines(out, &decls);
     mb_buf_free(&decls);
     for (size_t i = 0; i < m->narrays && !is_func; i++) {
         const mb_clone_array *a = &m->arrays[i];

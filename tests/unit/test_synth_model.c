@@ -122,6 +122,17 @@ static void test_deterministic(void **state)
     free(text);
 }
 
+/* The front end's module of a clone's PTX; fails the test if it does not parse. */
+static mb_module *parse_ptx(const char *ptx)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    mb_module *mod = NULL;
+    if (mb_ptx_parse(ptx, strlen(ptx), "clone.ptx", &mod, &err) != MB_OK)
+        fail_msg("clone.ptx: %d:%d: %s", err.line, err.col, err.msg);
+    return mod;
+}
+
 /* The clone PTX parses with the front end (running it is the e2e tests' job). */
 static void test_ptx_parses(void **state)
 {
@@ -130,11 +141,7 @@ static void test_ptx_parses(void **state)
     mb_sprof *p = parse(text);
     mb_clone_model *m = build(p, 1, 1);
     char *ptx = emit_ptx(m);
-    mb_error err;
-    mb_error_clear(&err);
-    mb_module *mod = NULL;
-    if (mb_ptx_parse(ptx, strlen(ptx), "clone.ptx", &mod, &err) != MB_OK)
-        fail_msg("clone.ptx: %d:%d: %s", err.line, err.col, err.msg);
+    mb_module *mod = parse_ptx(ptx);
     /* the clone keeps the kernel's name, its parameters and its blocks */
     assert_non_null(strstr(ptx, ".visible .entry k("));
     assert_non_null(strstr(ptx, ".param .u64 p0"));
@@ -213,11 +220,7 @@ static void test_calls(void **state)
     assert_int_equal(m->funcs[0].nblocks, 1);
     assert_true(fabs(m->funcs[0].expected_ecount[0] - 64) < 1e-9);
     char *ptx = emit_ptx(m);
-    mb_error err;
-    mb_error_clear(&err);
-    mb_module *mod = NULL;
-    if (mb_ptx_parse(ptx, strlen(ptx), "clone.ptx", &mod, &err) != MB_OK)
-        fail_msg("clone.ptx: %d:%d: %s", err.line, err.col, err.msg);
+    mb_module *mod = parse_ptx(ptx);
     assert_non_null(strstr(ptx, ".func f(\n)"));
     assert_non_null(strstr(ptx, "call.uni f, ();"));
     assert_true(strstr(ptx, ".func f(") < strstr(ptx, ".visible .entry k("));
