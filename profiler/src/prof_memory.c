@@ -67,7 +67,8 @@
  * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap; local lines of small frames take 8 bytes per word of the
- * frame instead, see prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
+ * frame, and shared lines 8 bytes per line of shared memory, instead, see
+ * prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
  * the other histograms (a few dozen entries), scratch sized by the widest
  * request and, once a request without a constant stride comes, an 18 KiB
  * table of small strides. Everything is deterministic (no clocks, no pointers in
@@ -1035,9 +1036,10 @@ static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
-    if (space == MB_SPACE_LOCAL) {
+    pm_direct *dl = pm_footprint_direct(fp, space);
+    if (dl) {
         for (uint64_t l = 0; l < n; l++)
-            if (!pm_footprint_touch_local(fp, reuse, (line ? line[l] : l) + add, r))
+            if (!pm_footprint_touch_direct(fp, reuse, dl, space, (line ? line[l] : l) + add, r))
                 return 0;
         return 1;
     }
@@ -1959,10 +1961,12 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
-    if (lu->anchor + 64 <= fp->local_cap)
-        return pm_footprint_touch_local_bits(fp, reuse, lu->anchor, words, r);
+    pm_direct *dl = &fp->local;
+    if (lu->anchor + 64 <= dl->cap)
+        return pm_footprint_touch_direct_bits(fp, reuse, dl, MB_SPACE_LOCAL, lu->anchor, words, r);
     for (uint64_t m = words; m; m &= m - 1)
-        if (!pm_footprint_touch_local(fp, reuse, lu->anchor + (uint64_t)__builtin_ctzll(m), r))
+        if (!pm_footprint_touch_direct(fp, reuse, dl, MB_SPACE_LOCAL,
+                                       lu->anchor + (uint64_t)__builtin_ctzll(m), r))
             return 0;
     return 1;
 }
