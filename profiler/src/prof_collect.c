@@ -323,6 +323,12 @@ static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
         wf->last_block[__builtin_ctz(m)] = -1;
 }
 
+/* Lane numbers 0 to 31: entry i of a request of consecutive lanes from
+ * lane lo is lane lo + i. */
+static const uint8_t lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                          22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
 static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
                          const mb_insn_event *ev)
 {
@@ -344,8 +350,16 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
                             .access_bytes = ev->access_bytes,
                             .space = ev->space};
     req.lane_mask = ev->executed;
+    const uint32_t lo = ev->executed ? (uint32_t)__builtin_ctz(ev->executed) : 0;
+    const uint32_t run = ev->executed >> lo;
     if (ev->executed == UINT32_MAX) {
         req.lanes = 32;
+    } else if ((run & (run + 1)) == 0) {
+        /* consecutive lanes (a wavefront's, a tail's): the request is the
+         * addresses in place, with lane numbers from the identity */
+        req.lanes = (uint32_t)mb_popcount32(ev->executed);
+        req.addrs = ev->addrs + lo;
+        req.lane_index = lane_identity + lo;
     } else {
         uint32_t count = 0;
         for (uint32_t m = ev->executed; m; m &= m - 1, count++) {

@@ -326,6 +326,9 @@ struct prof_mem {
     uint64_t sd_other;
 
     pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
+    uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
+                                                       visits these, not every slot */
+    uint32_t nmemo_made;
     uint8_t memo_next[PM_MEMO_SETS]; /* per set: the way to replace next */
     pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
     uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
@@ -454,11 +457,10 @@ void prof_mem_free(prof_mem *pm)
     free(pm->bank_word);
     pm_footprint_free(&pm->footprint);
     if (pm->memo) {
-        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
-            if (pm->memo[k]) {
-                free(pm->memo[k]->line_heap);
-                free(pm->memo[k]);
-            }
+        for (uint32_t k = 0; k < pm->nmemo_made; k++) {
+            free(pm->memo[pm->memo_made[k]]->line_heap);
+            free(pm->memo[pm->memo_made[k]]);
+        }
         free(pm->memo);
     }
     free(pm->sd_count);
@@ -2127,8 +2129,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
                 if (!pm->memo[set * PM_MEMO_WAYS + w] || !pm->memo[set * PM_MEMO_WAYS + w]->valid)
                     way = w;
             pm_memo **slot = &pm->memo[set * PM_MEMO_WAYS + way];
-            if (!*slot)
+            if (!*slot) {
                 *slot = memo_alloc(); /* none: simply no memo */
+                if (*slot)
+                    pm->memo_made[pm->nmemo_made++] = (uint8_t)(set * PM_MEMO_WAYS + way);
+            }
             if (*slot) {
                 memo_flush(pm, *slot);
                 (*slot)->valid = 0;
@@ -2271,9 +2276,8 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
 {
     prof_mem_result *res = &pm->res;
     if (pm->memo)
-        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
-            if (pm->memo[k])
-                memo_flush(pm, pm->memo[k]);
+        for (uint32_t k = 0; k < pm->nmemo_made; k++)
+            memo_flush(pm, pm->memo[pm->memo_made[k]]);
     stride_flush(pm);
     strides_drain(pm);
     prof_hist_direct_drain(&res->sectors, pm->d_sectors, PM_DIRECT, 0);
