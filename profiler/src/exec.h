@@ -151,6 +151,11 @@ typedef struct exec_call_info {
     int indirect;       /* callee address in op[0] (a 64-bit register) */
 } exec_call_info;
 
+/* What the profiler learns about the program's functions before any launch
+ * (prof_analysis.c): kept with the program and freed with it. */
+typedef struct prof_analysis prof_analysis;
+void prof_analysis_free(prof_analysis *a);
+
 struct mb_program {
     const mb_module *module;
     mb_memory *mem;
@@ -168,6 +173,7 @@ struct mb_program {
     exec_call_info *calls;
     uint32_t ncalls;
     size_t cap_calls;
+    prof_analysis *analysis; /* the profiler's, built by the program's first profiles */
 };
 
 /* Predicate indices 0 and 1 of every frame are the constants false and true. */

@@ -579,6 +579,7 @@ void mb_program_free(mb_program *prog)
     free(prog->code);
     free(prog->pool);
     free(prog->var_addr);
+    prof_analysis_free(prog->analysis);
     free(prog);
 }
 

@@ -377,14 +377,12 @@ void exec_observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask)
 {
     const exec_cta *cta = w->cta;
     const exec_func *ef = &cta->prog->funcs[x->func];
-    mb_insn_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.fn = ef->fn;
-    ev.insn = x->src ? (uint32_t)(x->src - ef->fn->insns) : ef->fn->ninsns;
-    ev.ctaid = cta->ctaid;
-    ev.warp = w->index;
-    ev.active = active;
-    ev.executed = mask;
+    mb_insn_event ev = {.fn = ef->fn,
+                        .insn = x->src ? (uint32_t)(x->src - ef->fn->insns) : ef->fn->ninsns,
+                        .ctaid = cta->ctaid,
+                        .warp = w->index,
+                        .active = active,
+                        .executed = mask};
     if (x->opcode == MB_OP_BRA || x->opcode == MB_OP_BRX)
         ev.taken = w->taken;
     if (mb_opcode_get((mb_opcode)x->opcode)->flags & MB_OPF_M) { /* run_warp never observes the exit pseudo-instruction */

@@ -14,7 +14,8 @@
 /* ------------------------------------------------------------ histograms */
 
 /* Exact histogram of non-negative integer values (value -> count), kept
- * sorted by value when read. Grows as needed. */
+ * sorted by value when read. Grows as needed; the counts live in the
+ * values' allocation (count == value + cap) unless filled by hand. */
 typedef struct prof_hist {
     uint64_t *value;
     uint64_t *count;

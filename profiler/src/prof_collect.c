@@ -13,101 +13,51 @@ static mb_status nomem(mb_error *err)
     return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory while profiling");
 }
 
-static int is_barrier(const mb_insn *insn)
-{
-    if (insn->opcode != MB_OP_BAR && insn->opcode != MB_OP_BARRIER)
-        return 0;
-    /* bar.warp.sync and bar.arrive do not synchronise the CTA */
-    return !mb_insn_has_mod(insn, MB_MOD_WARP) && !mb_insn_has_mod(insn, MB_MOD_ARRIVE);
-}
-
 static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error *err)
 {
+    const prof_func_static *a;
+    mb_status st = prof_analysis_get(p->prog, index, &a, err);
+    if (st != MB_OK)
+        return st;
     const mb_function *fn = &p->module->funcs[index];
     f->fn = fn;
     f->index = index;
-    mb_status st = mb_cfg_build(fn, &f->cfg, err);
-    if (st != MB_OK)
-        return st;
-    st = prof_static_analyse(p->module, fn, &f->cfg, &f->st, err);
-    if (st != MB_OK)
-        return st;
-    f->has_static = 1;
-    uint32_t n = fn->ninsns, nb = (uint32_t)f->cfg.nblocks;
-    uint32_t ne = (uint32_t)f->cfg.graph.succ_start[nb];
-    uint32_t nl = (uint32_t)f->cfg.loops.nloops;
-    f->info = calloc((size_t)n + 1, sizeof(insn_info));
+    f->cfg = &a->cfg;
+    f->st = &a->st;
+    f->info = a->info;
+    f->loop_member = a->loop_member;
+    const uint32_t n = fn->ninsns, nb = (uint32_t)a->cfg.nblocks;
+    const uint32_t ne = a->nedges, nl = (uint32_t)a->cfg.loops.nloops;
     f->insn_warps = calloc((size_t)n + 1, sizeof(uint64_t));
     f->insn_threads = calloc((size_t)n + 1, sizeof(uint64_t));
     f->br = calloc((size_t)n + 1, sizeof(branch_stats));
     f->blocks = calloc((size_t)nb + 1, sizeof(mb_block_profile));
-    f->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
+    f->edges = malloc(((size_t)ne + 1) * sizeof(mb_edge_profile));
     f->loops = calloc((size_t)nl + 1, sizeof(loop_stats));
-    f->loop_member = calloc((size_t)nl * nb + 1, 1);
     f->mems = calloc((size_t)n + 1, sizeof(prof_mem *));
-    if (!f->info || !f->insn_warps || !f->insn_threads || !f->br || !f->blocks || !f->edges ||
-        !f->loops || !f->loop_member || !f->mems)
+    if (!f->insn_warps || !f->insn_threads || !f->br || !f->blocks || !f->edges || !f->loops ||
+        !f->mems)
         return nomem(err);
+    memcpy(f->edges, a->edges, ((size_t)ne + 1) * sizeof(mb_edge_profile));
     f->nedges = ne;
-    for (uint32_t b = 0; b < nb; b++)
-        for (int k = f->cfg.graph.succ_start[b]; k < f->cfg.graph.succ_start[b + 1]; k++) {
-            mb_edge_profile *e = &f->edges[k];
-            e->from = (int)b;
-            e->to = f->cfg.graph.succ[k];
-            e->back = mb_dominates(f->cfg.idom, e->to, e->from);
-        }
-    for (uint32_t l = 0; l < nl; l++) {
-        const mb_loop *loop = &f->cfg.loops.loops[l];
-        for (int k = 0; k < loop->nblocks; k++)
-            f->loop_member[l * nb + (uint32_t)loop->blocks[k]] = 1;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const mb_insn *insn = &fn->insns[i];
-        insn_info *ii = &f->info[i];
-        int b = f->cfg.block_of_insn[i];
-        ii->block = b;
-        ii->block_start = f->cfg.blocks[b].first == i;
-        ii->cond_branch = insn->opcode == MB_OP_BRA && insn->guard >= 0;
-        ii->barrier = (uint8_t)is_barrier(insn);
-        ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
-        ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
-        ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem;
-        /* loop nest of the block, outermost first, for affine features */
-        int depth = 0, chain[PROF_MAX_LOOP_FEATURES];
-        for (int l = f->cfg.loops.innermost[b]; l >= 0; l = f->cfg.loops.loops[l].parent)
-            depth++;
-        int skip = depth > PROF_MAX_LOOP_FEATURES ? depth - PROF_MAX_LOOP_FEATURES : 0;
-        int k = 0, d = 0;
-        for (int l = f->cfg.loops.innermost[b]; l >= 0; l = f->cfg.loops.loops[l].parent, d++)
-            if (d >= skip)
-                chain[k++] = l;
-        ii->nloops = (uint8_t)k;
-        for (int j = 0; j < k; j++)
-            ii->loops[j] = (int16_t)chain[k - 1 - j];
-    }
     return MB_OK;
 }
 
 static void func_free(func_prof *f)
 {
-    if (f->has_static)
-        prof_static_free(&f->st, &f->cfg);
     if (f->mems)
         for (uint32_t i = 0; i < f->fn->ninsns; i++)
             prof_mem_free(f->mems[i]);
     if (f->loops)
-        for (int l = 0; l < f->cfg.loops.nloops; l++)
+        for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_free(&f->loops[l].trips);
-    free(f->info);
     free(f->insn_warps);
     free(f->insn_threads);
     free(f->br);
     free(f->blocks);
     free(f->edges);
     free(f->loops);
-    free(f->loop_member);
     free(f->mems);
-    mb_cfg_free(&f->cfg);
 }
 
 /* ------------------------------------------------------ warp state */
@@ -119,7 +69,7 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
         if (wf->epoch == p->epoch)
             return wf;
     } else {
-        uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+        uint32_t nb = (uint32_t)f->cfg->nblocks, nl = (uint32_t)f->cfg->loops.nloops;
         wf = calloc(1, sizeof(*wf));
         if (!wf)
             return NULL;
@@ -149,7 +99,7 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
         w->funcs[f->index] = wf;
     }
     /* a fresh CTA: reset */
-    uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+    uint32_t nb = (uint32_t)f->cfg->nblocks, nl = (uint32_t)f->cfg->loops.nloops;
     memset(wf->block_mask, 0, nb * sizeof(uint32_t));
     memset(wf->edge_mask, 0, f->nedges * sizeof(uint32_t));
     memset(wf->in_loop, 0, nl * sizeof(uint32_t));
@@ -218,7 +168,7 @@ static void close_activations(func_prof *f, warp_func *wf, uint32_t L, uint32_t 
 /* Folds a warp's per-CTA masks into the thread counts. */
 static void flush_warp_func(func_prof *f, warp_func *wf)
 {
-    uint32_t nb = (uint32_t)f->cfg.nblocks, nl = (uint32_t)f->cfg.loops.nloops;
+    uint32_t nb = (uint32_t)f->cfg->nblocks, nl = (uint32_t)f->cfg->loops.nloops;
     for (uint32_t b = 0; b < nb; b++)
         f->blocks[b].threads += (uint64_t)mb_popcount32(wf->block_mask[b]);
     for (uint32_t e = 0; e < f->nedges; e++)
@@ -268,9 +218,9 @@ static void iter_recompute(warp_func *wf, uint32_t L)
 static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m)
 {
     mb_block_profile *bp = &f->blocks[b];
-    const uint32_t nb = (uint32_t)f->cfg.nblocks;
-    const mb_graph *g = &f->cfg.graph;
-    const mb_loop *loops = f->cfg.loops.loops;
+    const uint32_t nb = (uint32_t)f->cfg->nblocks;
+    const mb_graph *g = &f->cfg->graph;
+    const mb_loop *loops = f->cfg->loops.loops;
     if (prev < 0) {
         bp->entries += (uint64_t)mb_popcount32(m);
     } else {
@@ -281,14 +231,14 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
                 break;
             }
         /* loops left: those containing prev but not b */
-        for (int L = f->cfg.loops.innermost[prev]; L >= 0; L = loops[L].parent) {
+        for (int L = f->cfg->loops.innermost[prev]; L >= 0; L = loops[L].parent) {
             if (f->loop_member[(uint32_t)L * nb + (uint32_t)b])
                 break;
             close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & m);
         }
     }
     /* loops entered or iterated: those containing b */
-    for (int L = f->cfg.loops.innermost[b]; L >= 0; L = loops[L].parent) {
+    for (int L = f->cfg->loops.innermost[b]; L >= 0; L = loops[L].parent) {
         const uint32_t in = wf->in_loop[L];
         const int back = loops[L].header == b && prev >= 0 &&
                          f->loop_member[(uint32_t)L * nb + (uint32_t)prev];
@@ -310,7 +260,7 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
             iter_recompute(wf, (uint32_t)L);
         }
     }
-    const int inner = f->cfg.loops.innermost[b];
+    const int inner = f->cfg->loops.innermost[b];
     if (inner >= 0) {
         if (wf->iter_uniform[inner] && (wf->in_loop[inner] & m) == m) {
             if (wf->iter_value[inner] > 0)
@@ -367,11 +317,17 @@ static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
 {
     f->blocks[b].exits += (uint64_t)mb_popcount32(lanes);
     wf->group_mask &= ~lanes;
-    for (int L = f->cfg.loops.innermost[b]; L >= 0; L = f->cfg.loops.loops[L].parent)
+    for (int L = f->cfg->loops.innermost[b]; L >= 0; L = f->cfg->loops.loops[L].parent)
         close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & lanes);
     for (uint32_t m = lanes; m; m &= m - 1)
         wf->last_block[__builtin_ctz(m)] = -1;
 }
+
+/* Lane numbers 0 to 31: entry i of a request of consecutive lanes from
+ * lane lo is lane lo + i. */
+static const uint8_t lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                          22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
 static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
                          const mb_insn_event *ev)
@@ -394,8 +350,16 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
                             .access_bytes = ev->access_bytes,
                             .space = ev->space};
     req.lane_mask = ev->executed;
+    const uint32_t lo = ev->executed ? (uint32_t)__builtin_ctz(ev->executed) : 0;
+    const uint32_t run = ev->executed >> lo;
     if (ev->executed == UINT32_MAX) {
         req.lanes = 32;
+    } else if ((run & (run + 1)) == 0) {
+        /* consecutive lanes (a wavefront's, a tail's): the request is the
+         * addresses in place, with lane numbers from the identity */
+        req.lanes = (uint32_t)mb_popcount32(ev->executed);
+        req.addrs = ev->addrs + lo;
+        req.lane_index = lane_identity + lo;
     } else {
         uint32_t count = 0;
         for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
@@ -580,15 +544,13 @@ mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error 
     for (uint32_t k = 0; k < p->nfuncs; k++) {
         func_prof *f = &p->funcs[k];
         f->calls = f->blocks[0].entries;
-        for (int l = 0; l < f->cfg.loops.nloops; l++)
+        for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_sort(&f->loops[l].trips);
         for (uint32_t i = 0; i < f->fn->ninsns; i++)
             if (f->mems[i])
                 prof_mem_finish(f->mems[i]);
-        for (int b = 0; b < f->cfg.nblocks; b++)
-            prof_hist_sort(&f->st.dep_dist[b]);
         f->view.fn = f->fn;
-        f->view.cfg = &f->cfg;
+        f->view.cfg = f->cfg;
         f->view.blocks = f->blocks;
         f->view.edges = f->edges;
         f->view.nedges = f->nedges;

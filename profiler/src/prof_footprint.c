@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Local lines below this are kept in the directly indexed array: a 64 KiB
- * frame per thread, at most 128 KiB of array per instruction. */
-#define PM_LOCAL_DIRECT_MAX ((uint64_t)1 << 14)
+/* Local and shared lines below this are kept in the directly indexed arrays:
+ * a 64 KiB frame per thread or 2 MiB of shared memory, at most 128 KiB of
+ * array per space and instruction. */
+#define PM_DIRECT_MAX ((uint64_t)1 << 14)
 
 static int table_grow(pm_footprint *fp)
 {
@@ -59,37 +60,38 @@ int pm_footprint_insert(pm_footprint *fp, uint64_t key, uint64_t r)
     return 1;
 }
 
-/* Makes the array cover local line `line`; 0 when it cannot. */
-static int local_grow(pm_footprint *fp, uint64_t line)
+/* Makes the array cover `line`; 0 when it cannot. */
+static int direct_grow(pm_direct *dl, uint64_t line)
 {
-    if (fp->local_hashed || line >= PM_LOCAL_DIRECT_MAX)
+    if (dl->hashed || line >= PM_DIRECT_MAX)
         return 0;
-    uint32_t cap = fp->local_cap ? fp->local_cap : 64;
+    uint32_t cap = dl->cap ? dl->cap : 64;
     while (cap <= line)
         cap *= 2;
-    uint64_t *last = realloc(fp->local_last, (size_t)cap * sizeof(uint64_t));
+    uint64_t *last = realloc(dl->last, (size_t)cap * sizeof(uint64_t));
     if (!last)
         return 0;
-    memset(last + fp->local_cap, 0, (size_t)(cap - fp->local_cap) * sizeof(uint64_t));
-    fp->local_last = last;
-    fp->local_cap = cap;
+    memset(last + dl->cap, 0, (size_t)(cap - dl->cap) * sizeof(uint64_t));
+    dl->last = last;
+    dl->cap = cap;
     return 1;
 }
 
-/* A local line the array does not hold yet: new there, or beyond what it
- * can cover (then it, and from now on every local line beyond the array,
- * goes to the table). */
-int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t line, uint64_t r)
+/* A line the space's array does not hold yet: new there, or beyond what it
+ * can cover (then it, and from now on every line of the space beyond the
+ * array, goes to the table). */
+int pm_footprint_touch_direct_new(pm_footprint *fp, prof_hist *reuse, pm_direct *dl,
+                                  unsigned space, uint64_t line, uint64_t r)
 {
-    if (line >= fp->local_cap && !local_grow(fp, line)) {
-        fp->local_hashed = 1;
-        return pm_footprint_touch_hashed(fp, reuse, (line << 4) | MB_SPACE_LOCAL, r);
+    if (line >= dl->cap && !direct_grow(dl, line)) {
+        dl->hashed = 1;
+        return pm_footprint_touch_hashed(fp, reuse, (line << 4) | space, r);
     }
     if (fp->count >= PM_FOOTPRINT_CAP) {
         fp->capped = 1;
         return 1;
     }
-    fp->local_last[line] = r + 1;
+    dl->last[line] = r + 1;
     fp->count++;
     return 1;
 }
@@ -97,5 +99,6 @@ int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t li
 void pm_footprint_free(pm_footprint *fp)
 {
     free(fp->slot);
-    free(fp->local_last);
+    free(fp->local.last);
+    free(fp->shared.last);
 }

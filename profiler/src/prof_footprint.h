@@ -5,12 +5,13 @@
  *
  * A line is identified by its key (line << 4 | space), as it always was: two
  * lines whose keys agree are the same line. Keys live in an open-addressing
- * table, except local lines with small numbers: a local request touches one
- * line per distinct word of a thread's frame (see local_units in
- * prof_memory.c), so its lines are the first few thousand numbers and a
- * directly indexed array of last requests replaces hashing them. The array
- * grows while no local line has gone to the table, so every key is always
- * kept in the same one of the two places.
+ * table, except local and shared lines with small numbers: a local request
+ * touches one line per distinct word of a thread's frame (see local_units in
+ * prof_memory.c), and shared addresses are offsets into the CTA's shared
+ * memory, so their lines are the first few thousand numbers and a directly
+ * indexed array of last requests per space replaces hashing them. An array
+ * grows while no line of its space has gone to the table, so every key is
+ * always kept in the same one of the two places.
  */
 #ifndef MB_PROF_FOOTPRINT_H
 #define MB_PROF_FOOTPRINT_H
@@ -28,21 +29,27 @@ typedef struct pm_line_slot {
     uint64_t key, last;
 } pm_line_slot;
 
+/* The directly indexed lines of one space. */
+typedef struct pm_direct {
+    uint64_t *last; /* line l < cap: 1 + its last request (0: never) */
+    uint32_t cap;
+    int hashed;     /* a line of this space is in the table: cap may no longer grow */
+} pm_direct;
+
 typedef struct pm_footprint {
     pm_line_slot *slot;   /* line table: key -> last request */
     uint32_t bits;        /* log2 of its slots, 0 before the first line */
-    uint32_t count;       /* distinct lines in both places */
+    uint32_t count;       /* distinct lines in all places */
     int capped;           /* a new line came at PM_FOOTPRINT_CAP and was not kept */
-    uint64_t *local_last; /* local line l < local_cap: 1 + its last request (0: never) */
-    uint32_t local_cap;
-    int local_hashed;     /* a local line is in the table: local_cap may no longer grow */
+    pm_direct local, shared;
     uint64_t reuse[PM_REUSE_BUCKETS]; /* counts per bucket; each counted bucket is
                                          reserved in the reuse histogram */
 } pm_footprint;
 
 /* The slow paths of pm_footprint_touch; 0 when out of memory. */
 int pm_footprint_insert(pm_footprint *fp, uint64_t key, uint64_t r);
-int pm_footprint_touch_local_new(pm_footprint *fp, prof_hist *reuse, uint64_t line, uint64_t r);
+int pm_footprint_touch_direct_new(pm_footprint *fp, prof_hist *reuse, pm_direct *dl,
+                                  unsigned space, uint64_t line, uint64_t r);
 
 #define PM_LT_EMPTY UINT64_MAX
 
@@ -87,29 +94,36 @@ static inline int pm_footprint_touch_hashed(pm_footprint *fp, prof_hist *reuse, 
     return pm_footprint_insert(fp, key, r);
 }
 
-/* pm_footprint_touch for a local line. */
-static inline int pm_footprint_touch_local(pm_footprint *fp, prof_hist *reuse, uint64_t line,
-                                           uint64_t r)
+/* The directly indexed lines of `space`, or NULL when it has none. */
+static inline pm_direct *pm_footprint_direct(pm_footprint *fp, unsigned space)
+{
+    return space == MB_SPACE_LOCAL ? &fp->local : space == MB_SPACE_SHARED ? &fp->shared : NULL;
+}
+
+/* pm_footprint_touch for a line of a space with directly indexed lines. */
+static inline int pm_footprint_touch_direct(pm_footprint *fp, prof_hist *reuse, pm_direct *dl,
+                                            unsigned space, uint64_t line, uint64_t r)
 {
     const uint64_t l = line & (UINT64_MAX >> 4); /* the line as its key keeps it */
-    if (l >= fp->local_cap || fp->local_last[l] == 0)
-        return pm_footprint_touch_local_new(fp, reuse, l, r);
-    const uint64_t gap = r + 1 - fp->local_last[l];
-    fp->local_last[l] = r + 1;
+    if (l >= dl->cap || dl->last[l] == 0)
+        return pm_footprint_touch_direct_new(fp, reuse, dl, space, l, r);
+    const uint64_t gap = r + 1 - dl->last[l];
+    dl->last[l] = r + 1;
     return pm_footprint_reuse(fp, reuse, gap);
 }
 
-/* pm_footprint_touch for the local lines first + bit of `lines`, which the
- * array covers (first + 64 <= local_cap). */
-static inline int pm_footprint_touch_local_bits(pm_footprint *fp, prof_hist *reuse,
-                                                uint64_t first, uint64_t lines, uint64_t r)
+/* pm_footprint_touch for the lines first + bit of `lines` of a space whose
+ * array covers them (first + 64 <= cap). */
+static inline int pm_footprint_touch_direct_bits(pm_footprint *fp, prof_hist *reuse,
+                                                 pm_direct *dl, unsigned space, uint64_t first,
+                                                 uint64_t lines, uint64_t r)
 {
-    uint64_t *last = fp->local_last + first;
+    uint64_t *last = dl->last + first;
     for (uint64_t m = lines; m; m &= m - 1) {
         const uint32_t bit = (uint32_t)__builtin_ctzll(m);
         const uint64_t prev = last[bit];
         if (prev == 0) {
-            if (!pm_footprint_touch_local_new(fp, reuse, first + bit, r))
+            if (!pm_footprint_touch_direct_new(fp, reuse, dl, space, first + bit, r))
                 return 0;
             continue;
         }
@@ -126,8 +140,9 @@ static inline int pm_footprint_touch_local_bits(pm_footprint *fp, prof_hist *reu
 static inline int pm_footprint_touch(pm_footprint *fp, prof_hist *reuse, uint64_t line,
                                      unsigned space, uint64_t r)
 {
-    if (space == MB_SPACE_LOCAL)
-        return pm_footprint_touch_local(fp, reuse, line, r);
+    pm_direct *dl = pm_footprint_direct(fp, space);
+    if (dl)
+        return pm_footprint_touch_direct(fp, reuse, dl, space, line, r);
     return pm_footprint_touch_hashed(fp, reuse, (line << 4) | space, r);
 }
 

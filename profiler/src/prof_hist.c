@@ -64,7 +64,19 @@ static int64_t find(const prof_hist *h, uint64_t value, uint32_t *slot)
     return -1;
 }
 
-/* Makes room for one more entry; 0 when out of memory (h unchanged). */
+/* Frees the arrays: one allocation as reserve_one makes them, two when a
+ * caller filled them by hand. */
+static void release_arrays(prof_hist *h)
+{
+    if (!h->value || h->count != h->value + h->cap)
+        free(h->count);
+    free(h->value);
+}
+
+/* Makes room for one more entry; 0 when out of memory (h unchanged). Values
+ * and counts share one allocation (counts right after `cap` values): a
+ * profile makes thousands of small histograms, so one allocation each
+ * rather than two matters. */
 static int reserve_one(prof_hist *h)
 {
     if (h->n < h->cap)
@@ -72,14 +84,16 @@ static int reserve_one(prof_hist *h)
     if (h->cap > UINT32_MAX / 2)
         return 0;
     uint32_t fresh = h->cap ? h->cap * 2 : 8;
-    uint64_t *v = realloc(h->value, (size_t)fresh * sizeof(*v));
+    uint64_t *v = malloc((size_t)fresh * 2 * sizeof(*v));
     if (!v)
         return 0;
+    if (h->n) {
+        memcpy(v, h->value, (size_t)h->n * sizeof(*v));
+        memcpy(v + fresh, h->count, (size_t)h->n * sizeof(*v));
+    }
+    release_arrays(h);
     h->value = v;
-    uint64_t *c = realloc(h->count, (size_t)fresh * sizeof(*c));
-    if (!c)
-        return 0; /* value grew, count did not: cap stays, still consistent */
-    h->count = c;
+    h->count = v + fresh;
     h->cap = fresh;
     return 1;
 }
@@ -133,8 +147,7 @@ void prof_hist_free(prof_hist *h)
 {
     if (!h)
         return;
-    free(h->value);
-    free(h->count);
+    release_arrays(h);
     free(h->index);
     memset(h, 0, sizeof(*h));
 }

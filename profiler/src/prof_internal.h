@@ -35,21 +35,38 @@ typedef struct loop_stats {
     uint64_t warp_activations_mixed; /* of those, the ones whose lanes had different trip counts */
 } loop_stats;
 
+/* What the collector knows about one function before any launch
+ * (prof_analysis.c): built once per program, read-only afterwards. */
+typedef struct prof_func_static {
+    mb_cfg cfg;
+    prof_static st;         /* dep_dist sorted */
+    int has_static;
+    insn_info *info;        /* per instruction */
+    mb_edge_profile *edges; /* in CFG successor order: from, to and back; counts zero */
+    uint32_t nedges;
+    uint8_t *loop_member;   /* nloops x nblocks */
+} prof_func_static;
+
+/* The analyses of function `index` of the program's module, built on first
+ * use and kept with the program: every profile of the program shares them,
+ * so its profiles are created one at a time and freed before it. */
+mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_static **out,
+                            mb_error *err);
+
 typedef struct func_prof {
     const mb_function *fn;
     uint32_t index;      /* in the module */
-    mb_cfg cfg;
-    prof_static st;
-    int has_static;
+    const mb_cfg *cfg;   /* the program's analyses (prof_func_static) */
+    const prof_static *st;
+    const insn_info *info;
+    const uint8_t *loop_member;
     int used;
-    insn_info *info;
     uint64_t *insn_warps, *insn_threads; /* per instruction: warp executions, active threads */
     branch_stats *br;                    /* per instruction (conditional branches) */
     mb_block_profile *blocks;
     mb_edge_profile *edges; /* in CFG successor order */
     uint32_t nedges;
     loop_stats *loops;
-    uint8_t *loop_member;   /* nloops x nblocks */
     prof_mem **mems;        /* per instruction, created on first execution */
     uint64_t calls;
     mb_func_profile view;

@@ -64,7 +64,7 @@ static const char *condition_kind(uint8_t src)
 
 static const char *block_name(const func_prof *f, int b, char *buf, size_t size)
 {
-    return mb_cfg_block_name(&f->cfg, b, buf, size);
+    return mb_cfg_block_name(f->cfg, b, buf, size);
 }
 
 /* Instruction mix key: the class, split by type for arithmetic and by space for memory. */
@@ -139,8 +139,8 @@ static json_t *mix_json(const func_prof *f, uint32_t first, uint32_t end)
 static json_t *base_json(const mb_module *m, const func_prof *f, uint32_t insn)
 {
     json_t *b = json_object();
-    prof_base_kind kind = f->st.base_kind[insn];
-    uint32_t index = f->st.base_index[insn];
+    prof_base_kind kind = f->st->base_kind[insn];
+    uint32_t index = f->st->base_index[insn];
     static const char *const kinds[] = {"unknown", "parameter", "global", "shared", "local", "multiple"};
     json_object_set_new(b, "kind", json_string(kinds[kind <= BASE_MULTIPLE ? kind : 0]));
     if (kind == BASE_PARAM && index < f->fn->nparams) {
@@ -190,7 +190,7 @@ static json_t *memory_json(const mb_module *m, const func_prof *f, uint32_t insn
     if (r->bank_degree.n)
         json_object_set_new(o, "bank_conflict_degree", hist_json(&r->bank_degree, 0));
     json_object_set_new(o, "base", base_json(m, f, insn));
-    json_object_set_new(o, "address_sources", sources_json(f->st.source[insn]));
+    json_object_set_new(o, "address_sources", sources_json(f->st->source[insn]));
     json_t *aff = json_object();
     json_object_set_new(aff, "exact", json_boolean(r->affine));
     if (r->affine) {
@@ -222,7 +222,7 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
 {
     const mb_module *m = p->module;
     const mb_function *fn = f->fn;
-    const mb_cfg *cfg = &f->cfg;
+    const mb_cfg *cfg = f->cfg;
     json_t *o = json_object();
     char name[64];
     json_object_set_new(o, "name", json_string(fn->name));
@@ -254,8 +254,8 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
         json_object_set_new(jb, "chain", json_string(chain.data ? chain.data : ""));
         mb_buf_free(&chain);
         json_object_set_new(jb, "instruction_mix", mix_json(f, blk->first, blk->first + blk->ninsns));
-        json_object_set_new(jb, "dependence_distance", hist_json(&f->st.dep_dist[b], 0));
-        const mb_buf *deps = &f->st.dep_chain[b];
+        json_object_set_new(jb, "dependence_distance", hist_json(&f->st->dep_dist[b], 0));
+        const mb_buf *deps = &f->st->dep_chain[b];
         json_object_set_new(jb, "dependences", json_string(deps->data ? deps->data : ""));
         json_array_append_new(blocks, jb);
     }
@@ -292,7 +292,7 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
             if (from->ninsns) {
                 uint32_t last = from->first + from->ninsns - 1;
                 if (f->info[last].cond_branch)
-                    src |= f->st.source[last];
+                    src |= f->st->source[last];
             }
         }
         json_object_set_new(jl, "jump_points", jp);
@@ -330,8 +330,8 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
             json_object_set_new(jb, "diverged_warp_execs", jint(bs->diverged));
             json_object_set_new(jb, "divergence_fraction",
                                 json_real((double)bs->diverged / (double)bs->warp_execs));
-            json_object_set_new(jb, "condition", json_string(condition_kind(f->st.source[i])));
-            json_object_set_new(jb, "condition_sources", sources_json(f->st.source[i]));
+            json_object_set_new(jb, "condition", json_string(condition_kind(f->st->source[i])));
+            json_object_set_new(jb, "condition_sources", sources_json(f->st->source[i]));
             json_array_append_new(branches, jb);
         }
         if (f->mems[i])

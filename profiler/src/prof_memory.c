@@ -67,7 +67,8 @@
  * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
  * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap; local lines of small frames take 8 bytes per word of the
- * frame instead, see prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
+ * frame, and shared lines 8 bytes per line of shared memory, instead, see
+ * prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
  * the other histograms (a few dozen entries), scratch sized by the widest
  * request and, once a request without a constant stride comes, an 18 KiB
  * table of small strides. Everything is deterministic (no clocks, no pointers in
@@ -265,6 +266,7 @@ typedef struct pm_stride_shape {
 } pm_stride_shape;
 
 #define PM_MEMO_MAX_RUNS 32
+#define PM_MEMO_OWN_LINES 32 /* a warp of one-line lanes: no allocation */
 #define PM_MEMO_SETS 64
 #define PM_MEMO_WAYS 2
 /* memos recorded (more than a full cycle of distinct shapes) after which
@@ -283,7 +285,10 @@ typedef struct pm_memo {
     int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
     uint64_t d;
     uint64_t sectors, lines, cc10, cc12, degree;
-    uint64_t *line;      /* the distinct lines of the creating request */
+    uint64_t *line;      /* the distinct lines of the creating request: line_own, or
+                            line_heap when there are more */
+    uint64_t line_own[PM_MEMO_OWN_LINES];
+    uint64_t *line_heap;
     size_t line_cap;
     uint32_t nruns;      /* lane-stride buckets and counts the request added */
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
@@ -321,6 +326,9 @@ struct prof_mem {
     uint64_t sd_other;
 
     pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
+    uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
+                                                       visits these, not every slot */
+    uint32_t nmemo_made;
     uint8_t memo_next[PM_MEMO_SETS]; /* per set: the way to replace next */
     pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
     uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
@@ -449,11 +457,10 @@ void prof_mem_free(prof_mem *pm)
     free(pm->bank_word);
     pm_footprint_free(&pm->footprint);
     if (pm->memo) {
-        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
-            if (pm->memo[k]) {
-                free(pm->memo[k]->line);
-                free(pm->memo[k]);
-            }
+        for (uint32_t k = 0; k < pm->nmemo_made; k++) {
+            free(pm->memo[pm->memo_made[k]]->line_heap);
+            free(pm->memo[pm->memo_made[k]]);
+        }
         free(pm->memo);
     }
     free(pm->sd_count);
@@ -1035,9 +1042,10 @@ static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
-    if (space == MB_SPACE_LOCAL) {
+    pm_direct *dl = pm_footprint_direct(fp, space);
+    if (dl) {
         for (uint64_t l = 0; l < n; l++)
-            if (!pm_footprint_touch_local(fp, reuse, (line ? line[l] : l) + add, r))
+            if (!pm_footprint_touch_direct(fp, reuse, dl, space, (line ? line[l] : l) + add, r))
                 return 0;
         return 1;
     }
@@ -1265,6 +1273,83 @@ static int aff_refit(pm_affine *a)
     return 1;
 }
 
+/* The span constraint of non-pivot column j, normalised, into c (ncol
+ * entries): D x_j - sum over the rows r with a non-zero entry in column j of
+ * (D / den_r) R_r[j] x_pivot(r) = 0, D the lcm of those rows' pivot entries
+ * den_r. 0 when an entry does not fit 64 bits (the model is refused). */
+static int constraint128(const pm_affine *a, uint32_t j, int64_t *c)
+{
+    const uint32_t nc = a->ncol;
+    i128 D = 1;
+    for (uint32_t r = 0; r < a->n; r++) {
+        if (a->rref[r][j] == 0)
+            continue;
+        i128 den = a->rref[r][a->pivot[r]];
+        D = D / (i128)gcd128(abs128(D), abs128(den)) * den;
+        if (!fits64(D))
+            return 0;
+    }
+    i128 w[PM_MAXCOL];
+    for (uint32_t k = 0; k < nc; k++)
+        w[k] = 0;
+    w[j] = D;
+    for (uint32_t r = 0; r < a->n; r++) {
+        if (a->rref[r][j] == 0)
+            continue;
+        i128 den = a->rref[r][a->pivot[r]];
+        i128 mul = D / den;
+        i128 v = mul * a->rref[r][j];
+        if (!fits64(mul) || !fits64(v))
+            return 0;
+        w[a->pivot[r]] = -v;
+    }
+    return normalise(w, nc, c);
+}
+
+static uint64_t abs64(int64_t v)
+{
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* constraint128 where every quantity fits 64 bits, as it nearly always
+ * does: the same lcm, products and gcd on the few non-zero entries (a
+ * compiled model has one constraint per feature that did not vary, so
+ * this runs for every column of every model change). -1 when a quantity
+ * leaves 64 bits: constraint128 then decides. */
+static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
+{
+    const uint32_t nc = a->ncol;
+    int64_t D = 1;
+    for (uint32_t r = 0; r < a->n; r++) {
+        if (a->rref[r][j] == 0)
+            continue;
+        const int64_t den = a->rref[r][a->pivot[r]];
+        const uint64_t g = gcd_binary(abs64(D), abs64(den));
+        if (den == INT64_MIN || D == INT64_MIN || __builtin_mul_overflow(D / (int64_t)g, den, &D))
+            return -1;
+    }
+    uint32_t col[PM_MAXCOL + 1], nz = 0;
+    int64_t val[PM_MAXCOL + 1];
+    uint64_t g = abs64(D);
+    col[nz] = j;
+    val[nz++] = D;
+    for (uint32_t r = 0; r < a->n; r++) {
+        if (a->rref[r][j] == 0)
+            continue;
+        int64_t v;
+        if (__builtin_mul_overflow(D / a->rref[r][a->pivot[r]], a->rref[r][j], &v) || v == INT64_MIN)
+            return -1;
+        col[nz] = a->pivot[r];
+        val[nz++] = -v;
+        g = gcd_binary(g, abs64(v));
+    }
+    for (uint32_t k = 0; k < nc; k++)
+        c[k] = 0;
+    for (uint32_t k = 0; k < nz; k++)
+        c[col[k]] = g > 1 ? val[k] / (int64_t)g : val[k];
+    return 1;
+}
+
 /* Builds the fast check (prediction terms and span constraints) from the
  * model and the RREF. 0 on overflow. */
 static int aff_compile(pm_affine *a)
@@ -1294,31 +1379,9 @@ static int aff_compile(pm_affine *a)
     for (uint32_t j = 1; j < nc; j++) {
         if (a->pivot_mask & (1u << j))
             continue;
-        i128 D = 1;
-        for (uint32_t r = 0; r < a->n; r++) {
-            if (a->rref[r][j] == 0)
-                continue;
-            i128 den = a->rref[r][a->pivot[r]];
-            D = D / (i128)gcd128(abs128(D), abs128(den)) * den;
-            if (!fits64(D))
-                return 0;
-        }
-        i128 w[PM_MAXCOL];
-        for (uint32_t k = 0; k < nc; k++)
-            w[k] = 0;
-        w[j] = D;
-        for (uint32_t r = 0; r < a->n; r++) {
-            if (a->rref[r][j] == 0)
-                continue;
-            i128 den = a->rref[r][a->pivot[r]];
-            i128 mul = D / den;
-            i128 v = mul * a->rref[r][j];
-            if (!fits64(mul) || !fits64(v))
-                return 0;
-            w[a->pivot[r]] = -v;
-        }
         int64_t c[PM_MAXCOL];
-        if (!normalise(w, nc, c))
+        const int fast = constraint64(a, j, c);
+        if (fast == 0 || (fast < 0 && !constraint128(a, j, c)))
             return 0;
         uint32_t q = a->ncon++;
         a->con_const[q] = (uint64_t)c[0];
@@ -1767,6 +1830,20 @@ static uint32_t memo_set(const prof_mem_request *req, uint32_t mask, uint64_t al
     return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 58) & (PM_MEMO_SETS - 1);
 }
 
+/* A memo not yet valid: memo_store writes every field it reads later. */
+static pm_memo *memo_alloc(void)
+{
+    pm_memo *m = malloc(sizeof(*m));
+    if (m) {
+        m->valid = 0;
+        m->hits = 0;
+        m->verified.gen = 0;
+        m->line_heap = NULL;
+        m->line_cap = 0;
+    }
+    return m;
+}
+
 /* Makes the request just counted the memo m, when its addresses allow. */
 static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, uint32_t mask,
                        int cst, uint64_t d, const uint64_t *line, uint64_t lfirst, uint64_t nlines)
@@ -1790,8 +1867,13 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     uint64_t hi = UINT64_MAX - off - (uint64_t)dmax;
     if (a0 < lo || a0 > hi || nlines > (uint64_t)n * ((off >> pm->line_sh) + 2))
         return;
-    if (!grow_u64(&m->line, &m->line_cap, nlines ? nlines : 1))
-        return;
+    if (nlines <= PM_MEMO_OWN_LINES) {
+        m->line = m->line_own;
+    } else {
+        if (!grow_u64(&m->line_heap, &m->line_cap, nlines))
+            return;
+        m->line = m->line_heap;
+    }
     for (uint64_t l = 0; l < nlines; l++)
         m->line[l] = line ? line[l] : lfirst + l;
     m->align_mask = memo_align_mask(pm, req->space, off);
@@ -1959,10 +2041,12 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
 {
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
-    if (lu->anchor + 64 <= fp->local_cap)
-        return pm_footprint_touch_local_bits(fp, reuse, lu->anchor, words, r);
+    pm_direct *dl = &fp->local;
+    if (lu->anchor + 64 <= dl->cap)
+        return pm_footprint_touch_direct_bits(fp, reuse, dl, MB_SPACE_LOCAL, lu->anchor, words, r);
     for (uint64_t m = words; m; m &= m - 1)
-        if (!pm_footprint_touch_local(fp, reuse, lu->anchor + (uint64_t)__builtin_ctzll(m), r))
+        if (!pm_footprint_touch_direct(fp, reuse, dl, MB_SPACE_LOCAL,
+                                       lu->anchor + (uint64_t)__builtin_ctzll(m), r))
             return 0;
     return 1;
 }
@@ -2045,8 +2129,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
                 if (!pm->memo[set * PM_MEMO_WAYS + w] || !pm->memo[set * PM_MEMO_WAYS + w]->valid)
                     way = w;
             pm_memo **slot = &pm->memo[set * PM_MEMO_WAYS + way];
-            if (!*slot)
-                *slot = calloc(1, sizeof(pm_memo)); /* none: simply no memo */
+            if (!*slot) {
+                *slot = memo_alloc(); /* none: simply no memo */
+                if (*slot)
+                    pm->memo_made[pm->nmemo_made++] = (uint8_t)(set * PM_MEMO_WAYS + way);
+            }
             if (*slot) {
                 memo_flush(pm, *slot);
                 (*slot)->valid = 0;
@@ -2189,9 +2276,8 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
 {
     prof_mem_result *res = &pm->res;
     if (pm->memo)
-        for (uint32_t k = 0; k < PM_MEMO_SETS * PM_MEMO_WAYS; k++)
-            if (pm->memo[k])
-                memo_flush(pm, pm->memo[k]);
+        for (uint32_t k = 0; k < pm->nmemo_made; k++)
+            memo_flush(pm, pm->memo[pm->memo_made[k]]);
     stride_flush(pm);
     strides_drain(pm);
     prof_hist_direct_drain(&res->sectors, pm->d_sectors, PM_DIRECT, 0);

@@ -425,6 +425,174 @@ static void test_local_interleaved(void **state)
     }
 }
 
+/* The JSON of a finished profile, keys sorted. */
+static char *profile_dump(const mb_profile *p)
+{
+    mb_buf json = MB_BUF_INIT;
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_profile_write_json(p, &json, &err), MB_OK);
+    json_error_t jerr;
+    json_t *j = json_loads(json.data, 0, &jerr);
+    mb_buf_free(&json);
+    assert_non_null(j);
+    char *text = json_dumps(j, JSON_SORT_KEYS);
+    json_decref(j);
+    assert_non_null(text);
+    return text;
+}
+
+/* Launch `which` profiled by a program that profiled none before. */
+static char *fresh_profile(const char *ptx, const char *manifest, uint32_t which)
+{
+    profiled r;
+    profile_text(&r, ptx, "session.ptx", manifest, which);
+    char *text = json_dumps(r.json, JSON_SORT_KEYS);
+    assert_non_null(text);
+    profiled_free(&r);
+    return text;
+}
+
+/* One module, one memory and one program for every launch of a manifest. */
+typedef struct session {
+    mb_module *m;
+    mb_memory *mem;
+    mb_program *prog;
+    mb_manifest *man;
+    mb_manifest_run *run;
+} session;
+
+static void session_open(session *s, const char *ptx, const char *manifest)
+{
+    memset(s, 0, sizeof(*s));
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_ptx_parse(ptx, strlen(ptx), "session.ptx", &s->m, &err), MB_OK);
+    assert_int_equal(mb_memory_new(&s->mem, &err), MB_OK);
+    assert_int_equal(mb_program_new(s->m, s->mem, &s->prog, &err), MB_OK);
+    assert_int_equal(mb_manifest_parse(manifest, strlen(manifest), "m.json", &s->man, &err), MB_OK);
+    assert_int_equal(mb_manifest_bind(s->man, s->prog, s->mem, &s->run, &err), MB_OK);
+}
+
+/* Profiles launch i of the session's manifest (run in order) and returns its JSON. */
+static char *session_profile(session *s, uint32_t i)
+{
+    mb_error err;
+    mb_error_clear(&err);
+    const mb_launch_config *cfg = mb_manifest_launch(s->run, i);
+    mb_profile *p = NULL;
+    assert_int_equal(mb_profile_new(s->prog, s->mem, cfg, NULL, &p, &err), MB_OK);
+    mb_exec_options opt = {1, 0, 0, mb_profile_observer(p)};
+    mb_exec_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    assert_int_equal(mb_launch(s->prog, s->mem, cfg, &opt, &stats, &err), MB_OK);
+    assert_int_equal(mb_profile_finish(p, &stats, &err), MB_OK);
+    char *text = profile_dump(p);
+    mb_profile_free(p);
+    return text;
+}
+
+static void session_close(session *s)
+{
+    mb_manifest_run_free(s->run);
+    mb_manifest_free(s->man);
+    mb_program_free(s->prog);
+    mb_memory_free(s->mem);
+    mb_module_free(s->m);
+}
+
+/* Two kernels with different CFGs (a loop nest with shared and data-dependent
+ * accesses; a guarded store) in one module. */
+static const char *two_kernels_ptx = HEADER
+    ".visible .entry ka(.param .u64 out, .param .u64 data, .param .u32 stride)\n{\n"
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
+    "\t.shared .align 4 .b8 sm[4096];\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd5, [data];\n\tld.param.u32 %r10, [stride];\n"
+    "\tmov.u32 %r1, %tid.x;\n"
+    "\trem.u32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 1;\n"
+    "\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 0;\n"
+    "\tmul.lo.s32 %r11, %r1, %r10;\n\tand.b32 %r11, %r11, 1023;\n\tshl.b32 %r11, %r11, 2;\n"
+    "\tmov.u32 %r12, sm;\n\tadd.s32 %r12, %r12, %r11;\n"
+    "$L_outer:\n"
+    "\tld.shared.u32 %r13, [%r12];\n"
+    "\tadd.s32 %r4, %r4, %r13;\n"
+    "\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n"
+    "\tld.global.u32 %r5, [%rd7];\n"
+    "$L_inner:\n"
+    "\tadd.s32 %r4, %r4, 1;\n\tadd.s32 %r5, %r5, -1;\n"
+    "\tsetp.gt.s32 %p2, %r5, 0;\n\t@%p2 bra $L_inner;\n"
+    "\tadd.s32 %r3, %r3, 1;\n\tsetp.lt.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_outer;\n"
+    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r4;\n"
+    "\tret;\n}\n"
+    ".visible .entry kb(.param .u64 out, .param .u32 n)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"
+    "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+    "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "\tsetp.ge.s32 %p1, %r5, %r1;\n"
+    "\t@%p1 bra $L_skip;\n"
+    "\tmul.wide.s32 %rd2, %r5, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n"
+    "$L_skip:\n\tret;\n}\n";
+
+static const char *two_kernels_manifest =
+    "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 4096},"
+    " \"d\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"sequence\", \"start\": 1, \"step\": 1}}},"
+    " \"launches\": [{\"kernel\": \"ka\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", 1]},"
+    " {\"kernel\": \"kb\", \"grid\": 16, \"block\": 256, \"args\": [\"o\", 4000]},"
+    " {\"kernel\": \"ka\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", 33]},"
+    " {\"kernel\": \"kb\", \"grid\": 4, \"block\": 96, \"args\": [\"o\", 300]}]}";
+
+/* A program keeps its functions' analyses from one profile to the next: every
+ * launch profiled through one program, kernels alternating, gives the profile
+ * a program that profiled nothing before gives. */
+static void test_analyses_kept_with_program(void **state)
+{
+    (void)state;
+    session s;
+    session_open(&s, two_kernels_ptx, two_kernels_manifest);
+    for (uint32_t i = 0; i < mb_manifest_nlaunches(s.man); i++) {
+        char *kept = session_profile(&s, i);
+        char *fresh = fresh_profile(two_kernels_ptx, two_kernels_manifest, i);
+        if (strcmp(kept, fresh) != 0)
+            fail_msg("launch %u: the profile through a program that profiled before differs", i);
+        free(kept);
+        free(fresh);
+    }
+    session_close(&s);
+}
+
+/* Two programs whose kernels share a name but not a body: each program's
+ * profiles stay those of its own kernel, however they interleave. */
+static void test_analyses_per_program(void **state)
+{
+    (void)state;
+    static const char *manifest_a =
+        "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 4096}},"
+        " \"launches\": [{\"kernel\": \"k\", \"grid\": 16, \"block\": 256, \"args\": [\"o\", 4000]}]}";
+    static const char *manifest_b =
+        "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 64},"
+        " \"d\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"sequence\", \"start\": 1, \"step\": 0}}},"
+        " \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", 5]}]}";
+    session a, b;
+    session_open(&a, branch_ptx, manifest_a);
+    session_open(&b, loops_ptx, manifest_b);
+    char *fresh_a = fresh_profile(branch_ptx, manifest_a, 0);
+    char *fresh_b = fresh_profile(loops_ptx, manifest_b, 0);
+    assert_true(strcmp(fresh_a, fresh_b) != 0);
+    for (int round = 0; round < 2; round++) {
+        char *pa = session_profile(&a, 0);
+        char *pb = session_profile(&b, 0);
+        assert_string_equal(pa, fresh_a);
+        assert_string_equal(pb, fresh_b);
+        free(pa);
+        free(pb);
+    }
+    free(fresh_a);
+    free(fresh_b);
+    session_close(&a);
+    session_close(&b);
+}
+
 /* Every example: conservation, determinism of the JSON and DOT output. */
 static void test_examples(void **state)
 {
@@ -484,6 +652,8 @@ int main(void)
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_local_interleaved),
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_analyses_kept_with_program),
+        cmocka_unit_test(test_analyses_per_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

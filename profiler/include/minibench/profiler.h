@@ -1084,7 +1084,12 @@ typedef struct mb_profile_options {
     uint32_t bank_bytes; /**< bytes per bank; 0 means 4 */
 } mb_profile_options;
 
-/** Prepares a profile of launch `cfg` of `prog` (analyses every function). */
+/**
+ * Prepares a profile of launch `cfg` of `prog`. The static analyses of the
+ * program's functions are made by its first profile and kept with the
+ * program for the later ones, so a program's profiles are created from one
+ * thread at a time and freed before the program.
+ */
 mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
                          const mb_profile_options *opt, mb_profile **out, mb_error *err);
 /** The observer to put in mb_exec_options for the launch. */

@@ -1,0 +1,162 @@
+/*
+ * What the profiler knows about a function before any launch: its CFG, the
+ * static analyses (prof_static.c), the per-instruction facts the collector
+ * looks up on every event, the edges and the loop membership. None of it
+ * depends on a launch, and a program is often launched many times (one
+ * launch per wavefront step, per iteration of a host loop), so it is built
+ * on a function's first profile and kept with the program: later profiles
+ * of the same program share it read-only.
+ */
+#include "exec.h"
+#include "prof_internal.h"
+
+#include <stdlib.h>
+
+struct prof_analysis {
+    uint32_t nfuncs;
+    prof_func_static **funcs; /* per module function; NULL until first analysed */
+};
+
+static mb_status nomem(mb_error *err)
+{
+    return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory while profiling");
+}
+
+static int is_barrier(const mb_insn *insn)
+{
+    if (insn->opcode != MB_OP_BAR && insn->opcode != MB_OP_BARRIER)
+        return 0;
+    /* bar.warp.sync and bar.arrive do not synchronise the CTA */
+    return !mb_insn_has_mod(insn, MB_MOD_WARP) && !mb_insn_has_mod(insn, MB_MOD_ARRIVE);
+}
+
+static void func_static_free(prof_func_static *s)
+{
+    if (!s)
+        return;
+    if (s->has_static)
+        prof_static_free(&s->st, &s->cfg);
+    free(s->info);
+    free(s->edges);
+    free(s->loop_member);
+    mb_cfg_free(&s->cfg);
+    free(s);
+}
+
+/* The loop nest of block b, outermost first, as address features: the
+ * innermost PROF_MAX_LOOP_FEATURES loops when there are more. */
+static void loop_features(const mb_cfg *cfg, int b, insn_info *ii)
+{
+    int depth = 0, chain[PROF_MAX_LOOP_FEATURES];
+    for (int l = cfg->loops.innermost[b]; l >= 0; l = cfg->loops.loops[l].parent)
+        depth++;
+    int skip = depth > PROF_MAX_LOOP_FEATURES ? depth - PROF_MAX_LOOP_FEATURES : 0;
+    int k = 0, d = 0;
+    for (int l = cfg->loops.innermost[b]; l >= 0; l = cfg->loops.loops[l].parent, d++)
+        if (d >= skip)
+            chain[k++] = l;
+    ii->nloops = (uint8_t)k;
+    for (int j = 0; j < k; j++)
+        ii->loops[j] = (int16_t)chain[k - 1 - j];
+}
+
+static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func_static **out,
+                                   mb_error *err)
+{
+    const mb_function *fn = &m->funcs[index];
+    prof_func_static *s = calloc(1, sizeof(*s));
+    if (!s)
+        return nomem(err);
+    mb_status st = mb_cfg_build(fn, &s->cfg, err);
+    if (st != MB_OK) {
+        free(s);
+        return st;
+    }
+    st = prof_static_analyse(m, fn, &s->cfg, &s->st, err);
+    if (st != MB_OK) {
+        func_static_free(s);
+        return st;
+    }
+    s->has_static = 1;
+    const mb_cfg *cfg = &s->cfg;
+    const uint32_t n = fn->ninsns, nb = (uint32_t)cfg->nblocks;
+    const uint32_t ne = (uint32_t)cfg->graph.succ_start[nb], nl = (uint32_t)cfg->loops.nloops;
+    /* readers need the dependence histograms sorted; sorting once here
+     * keeps them read-only afterwards */
+    for (uint32_t b = 0; b < nb; b++)
+        prof_hist_sort(&s->st.dep_dist[b]);
+    s->info = calloc((size_t)n + 1, sizeof(insn_info));
+    s->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
+    s->loop_member = calloc((size_t)nl * nb + 1, 1);
+    if (!s->info || !s->edges || !s->loop_member) {
+        func_static_free(s);
+        return nomem(err);
+    }
+    s->nedges = ne;
+    for (uint32_t b = 0; b < nb; b++)
+        for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++) {
+            mb_edge_profile *e = &s->edges[k];
+            e->from = (int)b;
+            e->to = cfg->graph.succ[k];
+            e->back = mb_dominates(cfg->idom, e->to, e->from);
+        }
+    for (uint32_t l = 0; l < nl; l++) {
+        const mb_loop *loop = &cfg->loops.loops[l];
+        for (int k = 0; k < loop->nblocks; k++)
+            s->loop_member[l * nb + (uint32_t)loop->blocks[k]] = 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const mb_insn *insn = &fn->insns[i];
+        insn_info *ii = &s->info[i];
+        int b = cfg->block_of_insn[i];
+        ii->block = b;
+        ii->block_start = cfg->blocks[b].first == i;
+        ii->cond_branch = insn->opcode == MB_OP_BRA && insn->guard >= 0;
+        ii->barrier = (uint8_t)is_barrier(insn);
+        ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
+        ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
+        ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem;
+        loop_features(cfg, b, ii);
+    }
+    *out = s;
+    return MB_OK;
+}
+
+mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_static **out,
+                            mb_error *err)
+{
+    const mb_module *m = prog->module;
+    if (index >= m->nfuncs)
+        return mb_error_set(err, MB_ERR_INVALID, "", 0, 0, "no function %u to analyse", index);
+    prof_analysis *a = prog->analysis;
+    if (!a) {
+        a = calloc(1, sizeof(*a));
+        if (!a)
+            return nomem(err);
+        a->funcs = calloc((size_t)m->nfuncs + 1, sizeof(prof_func_static *));
+        if (!a->funcs) {
+            free(a);
+            return nomem(err);
+        }
+        a->nfuncs = m->nfuncs;
+        prog->analysis = a;
+    }
+    if (!a->funcs[index]) {
+        /* a failure keeps nothing, so the next profile tries again */
+        mb_status st = func_static_build(m, index, &a->funcs[index], err);
+        if (st != MB_OK)
+            return st;
+    }
+    *out = a->funcs[index];
+    return MB_OK;
+}
+
+void prof_analysis_free(prof_analysis *a)
+{
+    if (!a)
+        return;
+    for (uint32_t i = 0; i < a->nfuncs; i++)
+        func_static_free(a->funcs[i]);
+    free(a->funcs);
+    free(a);
+}
