@@ -60,12 +60,13 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
     const mb_clone_loop *l = &c->m->loops[loop];
     if (l->ntrips == 0)
         return 1;
-    uint32_t key = l->outer >= 0 ? iter[l->outer] : cx_key(c, t, l->lane_period), trip = l->trip[0];
+    uint32_t trip = l->trip[0];
     if (l->cycle) {
         uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
-        uint32_t v = (trip + (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle) / l->cycle_div;
+        uint32_t v = (trip + (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle) / c->reduce_num;
         return v ? v : 1;
     }
+    uint32_t key = l->outer >= 0 ? iter[l->outer] : cx_key(c, t, l->lane_period);
     if (l->span)
         return trip + (uint32_t)(((uint64_t)key * l->span) >> l->shift);
     for (size_t j = 1; j < l->ntrips; j++)

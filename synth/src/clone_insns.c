@@ -1340,12 +1340,12 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
         ADD(s, "mov.u32", "%s, %s", t, cl->cycle_in_cta ? g_ltid(c) : g_gtid(c));
         if (mod_const(c, s, t, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
             return c->err->status;
-        if (cl->cycle_div <= 1) {
+        if (c->reduce_num <= 1) {
             ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
             return MB_OK;
         }
         ADD(s, "add.s32", "%s, %s, %u", t, t, cl->trip[0]);
-        if (div_const(c, s, t, (uint64_t)cl->trip[0] + cl->cycle - 1, cl->cycle_div) != MB_OK)
+        if (div_const(c, s, t, (uint64_t)cl->trip[0] + cl->cycle - 1, c->reduce_num) != MB_OK)
             return c->err->status;
         ADD(s, "max.u32", "%s, %s, 1", t, t);
         if (adj)

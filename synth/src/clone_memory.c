@@ -303,7 +303,7 @@ mb_status cx_finish_memory(ctx *c)
                 if (c->m->loops[l].span)
                     trips = c->m->loops[l].trip[0] + c->m->loops[l].span;
                 if (c->m->loops[l].cycle)
-                    trips = (c->m->loops[l].trip[0] + c->m->loops[l].cycle - 1) / c->m->loops[l].cycle_div + 1;
+                    trips = (c->m->loops[l].trip[0] + c->m->loops[l].cycle - 1) / c->reduce_num + 1;
                 if (pl->loop_term_coef[k] < 0)
                     neg = 1;
                 loop_span += pl->loop_term_coef[k] * trips;

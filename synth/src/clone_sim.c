@@ -364,7 +364,7 @@ static size_t trip_groups(ctx *c, int l, trip_weight *g)
  * long enough to give every value at least one iteration; else every thread
  * runs their mean, since spreading them over threads would give some CTAs
  * more work than others. */
-static int follow_outer(ctx *c, int l, const trip_weight *g, size_t n)
+static int thread_independent_trips(ctx *c, int l, const trip_weight *g, size_t n)
 {
     const mb_sprof_loop *sl = &c->f->loops[l];
     mb_clone_loop *cl = &c->m->loops[l];
@@ -449,7 +449,6 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
             cl->ntrips = 1;
             cl->trip[0] = (uint32_t)lo;
             cl->cycle = cycle < 1 ? 1 : (uint32_t)(cycle + 0.5);
-            cl->cycle_div = c->reduce_num;
             cl->cycle_in_cta = !sl->cta_dependent;
             cl->lane_period = 0;
             return MB_OK;
@@ -495,7 +494,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     }
     for (size_t j = 0; j < n; j++)
         cl->trip[j] = g[j].trip;
-    if (follow_outer(c, l, g, n))
+    if (thread_independent_trips(c, l, g, n))
         return MB_OK;
     sim_watch w;
     memset(&w, 0, sizeof(w));

@@ -216,27 +216,29 @@ static void test_branch_counts(void **state)
 
 /* A loop with trip count tid % 7 + 1 whose body reads a shared array with a
  * stride chosen per launch, and an inner loop whose exit depends on data. */
-static const char *loops_ptx = HEADER
-    ".visible .entry k(.param .u64 out, .param .u64 data, .param .u32 stride)\n{\n"
-    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
-    "\t.shared .align 4 .b8 sm[4096];\n"
-    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd5, [data];\n\tld.param.u32 %r10, [stride];\n"
-    "\tmov.u32 %r1, %tid.x;\n"
-    "\trem.u32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 1;\n"
-    "\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 0;\n"
-    "\tmul.lo.s32 %r11, %r1, %r10;\n\tand.b32 %r11, %r11, 1023;\n\tshl.b32 %r11, %r11, 2;\n"
-    "\tmov.u32 %r12, sm;\n\tadd.s32 %r12, %r12, %r11;\n"
-    "$L_outer:\n"
-    "\tld.shared.u32 %r13, [%r12];\n"
-    "\tadd.s32 %r4, %r4, %r13;\n"
-    "\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n"
-    "\tld.global.u32 %r5, [%rd7];\n" /* data-dependent inner trip count */
-    "$L_inner:\n"
-    "\tadd.s32 %r4, %r4, 1;\n\tadd.s32 %r5, %r5, -1;\n"
-    "\tsetp.gt.s32 %p2, %r5, 0;\n\t@%p2 bra $L_inner;\n"
-    "\tadd.s32 %r3, %r3, 1;\n\tsetp.lt.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_outer;\n"
-    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r4;\n"
-    "\tret;\n}\n";
+#define LOOPS_KERNEL(name) \
+    ".visible .entry " name "(.param .u64 out, .param .u64 data, .param .u32 stride)\n{\n" \
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n" \
+    "\t.shared .align 4 .b8 sm[4096];\n" \
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd5, [data];\n\tld.param.u32 %r10, [stride];\n" \
+    "\tmov.u32 %r1, %tid.x;\n" \
+    "\trem.u32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 1;\n" \
+    "\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 0;\n" \
+    "\tmul.lo.s32 %r11, %r1, %r10;\n\tand.b32 %r11, %r11, 1023;\n\tshl.b32 %r11, %r11, 2;\n" \
+    "\tmov.u32 %r12, sm;\n\tadd.s32 %r12, %r12, %r11;\n" \
+    "$L_outer:\n" \
+    "\tld.shared.u32 %r13, [%r12];\n" \
+    "\tadd.s32 %r4, %r4, %r13;\n" \
+    "\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n" \
+    "\tld.global.u32 %r5, [%rd7];\n" /* data-dependent inner trip count */ \
+    "$L_inner:\n" \
+    "\tadd.s32 %r4, %r4, 1;\n\tadd.s32 %r5, %r5, -1;\n" \
+    "\tsetp.gt.s32 %p2, %r5, 0;\n\t@%p2 bra $L_inner;\n" \
+    "\tadd.s32 %r3, %r3, 1;\n\tsetp.lt.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_outer;\n" \
+    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r4;\n" \
+    "\tret;\n}\n"
+
+static const char *loops_ptx = HEADER LOOPS_KERNEL("k");
 
 static json_t *loop_with_kind(json_t *kernel, const char *kind)
 {
@@ -503,27 +505,7 @@ static void session_close(session *s)
 
 /* Two kernels with different CFGs (a loop nest with shared and data-dependent
  * accesses; a guarded store) in one module. */
-static const char *two_kernels_ptx = HEADER
-    ".visible .entry ka(.param .u64 out, .param .u64 data, .param .u32 stride)\n{\n"
-    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
-    "\t.shared .align 4 .b8 sm[4096];\n"
-    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd5, [data];\n\tld.param.u32 %r10, [stride];\n"
-    "\tmov.u32 %r1, %tid.x;\n"
-    "\trem.u32 %r2, %r1, 7;\n\tadd.s32 %r2, %r2, 1;\n"
-    "\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 0;\n"
-    "\tmul.lo.s32 %r11, %r1, %r10;\n\tand.b32 %r11, %r11, 1023;\n\tshl.b32 %r11, %r11, 2;\n"
-    "\tmov.u32 %r12, sm;\n\tadd.s32 %r12, %r12, %r11;\n"
-    "$L_outer:\n"
-    "\tld.shared.u32 %r13, [%r12];\n"
-    "\tadd.s32 %r4, %r4, %r13;\n"
-    "\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n"
-    "\tld.global.u32 %r5, [%rd7];\n"
-    "$L_inner:\n"
-    "\tadd.s32 %r4, %r4, 1;\n\tadd.s32 %r5, %r5, -1;\n"
-    "\tsetp.gt.s32 %p2, %r5, 0;\n\t@%p2 bra $L_inner;\n"
-    "\tadd.s32 %r3, %r3, 1;\n\tsetp.lt.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_outer;\n"
-    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r4;\n"
-    "\tret;\n}\n"
+static const char *two_kernels_ptx = HEADER LOOPS_KERNEL("ka")
     ".visible .entry kb(.param .u64 out, .param .u32 n)\n{\n"
     "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
     "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"

@@ -262,10 +262,9 @@ typedef struct mb_clone_loop {
     uint32_t lane_period;
     uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
     uint32_t shift;
-    uint32_t cycle;        /**< > 0: trip = max(1, (trip[0] + i mod cycle) / cycle_div), i the thread
+    uint32_t cycle;        /**< > 0: trip = max(1, (trip[0] + i mod cycle) / R), i the thread
                                 index (in the CTA when cycle_in_cta, else global): every warp
-                                holds every value, trip[0] and cycle as profiled, cycle_div = R */
-    uint32_t cycle_div;
+                                holds every value, trip[0] and cycle as profiled */
     int cycle_in_cta;
     int controller;        /**< block whose branch governs the trip count, -1 if none */
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
