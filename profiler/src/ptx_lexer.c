@@ -274,6 +274,9 @@ mb_status ptx_lex(ptx_lexer *lx, ptx_token *tok, mb_error *err)
         while (p < lx->len && s[p] != '"' && s[p] != '\n') {
             if (s[p] == '\\' && p + 1 < lx->len && s[p + 1] != '\n')
                 p++;
+            /* strings are printed back as C strings: a NUL would cut them */
+            if (s[p] == '\0')
+                return lex_error(lx, p, err, "unexpected NUL byte in PTX text");
             p++;
         }
         if (p >= lx->len || s[p] != '"')

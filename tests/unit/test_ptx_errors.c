@@ -314,6 +314,7 @@ static void test_lexical_errors(void **state)
     static const char nul_comment[] = ".version 8.8\n.target sm_75\n// note \0 here\n";
     static const char nul_block[] = ".version 8.8\n.target sm_75\n/* a\n b \0 */\n";
     static const char nul_dwarf[] = ".version 8.8\n.target sm_75\n@@DWARF .b8 1\0\n";
+    static const char nul_string[] = ".version 8.8\n.target sm_75\n.pragma \"nounroll\0\";\n";
     static const char garbage[] = "\x7f"
                                   "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
     static const char utf8[] = HDR "\xc3\xa9";
@@ -351,6 +352,8 @@ static void test_lexical_errors(void **state)
          "unexpected NUL byte", 4, 4},
         {"NUL byte in a @@DWARF line", nul_dwarf, sizeof(nul_dwarf) - 1, MB_ERR_PARSE,
          "unexpected NUL byte", 3, 14},
+        {"NUL byte in a string", nul_string, sizeof(nul_string) - 1, MB_ERR_PARSE,
+         "unexpected NUL byte", 3, 18},
         {"binary garbage", garbage, sizeof(garbage) - 1, MB_ERR_PARSE, "unexpected byte 0x7f", 1, 1},
         {"non-ASCII byte", utf8, sizeof(utf8) - 1, MB_ERR_PARSE, "unexpected byte 0xc3", 4, 1},
     };
