@@ -78,17 +78,19 @@ mb_status mb_emit_makefile(const mb_clone_model *m, mb_buf *out, mb_error *err)
 
 static void readme_cases(const mb_clone_model *m, const char *prefix, mb_buf *cases)
 {
-    static const char *const rules[] = {"constant", "key threshold", "per-iteration hash",
-                                        "jump point: iter < trip", "exit: iter >= trip",
-                                        "box x < X and y < Y"};
     for (size_t i = 0; i < m->nbranches; i++) {
         const mb_clone_branch *b = &m->branches[i];
         mb_buf_printf(cases, "| %s%d | %d | %s | %s", prefix, b->block, b->line,
-                      mb_clone_case_name(b->kind), rules[b->rule]);
+                      mb_clone_case_name(b->kind), mb_clone_rule_name(b->rule));
         if (b->rule == MB_RULE_KEY)
             mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
         if (b->rule == MB_RULE_BOX)
             mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
+        if (b->rule == MB_RULE_COMPARE) {
+            mb_buf_puts(cases, ": `");
+            mb_cond_format(b->cond, cases);
+            mb_buf_putc(cases, '`');
+        }
         mb_buf_puts(cases, " |\n");
     }
 }

@@ -26,6 +26,160 @@ const char *mb_clone_case_paper(mb_clone_case k)
     return k < MB_CLONE_CASE_COUNT ? case_papers[k] : "?";
 }
 
+/* ------------------------------------------- the original's comparisons */
+
+int cx_cmp_bits(const char *type)
+{
+    static const char *const narrow[] = {"s16", "u16", "b16", "s32", "u32", "b32"};
+    static const char *const wide[] = {"s64", "u64", "b64"};
+    for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
+        if (!strcmp(type, narrow[i]))
+            return 32;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (!strcmp(type, wide[i]))
+            return 64;
+    return 0;
+}
+
+const char *cx_cmp_type(const char *type)
+{
+    /* 16-bit operands arrive extended: the 32-bit comparison of the same
+     * signedness orders them alike */
+    return !strcmp(type, "s16") ? "s32" : !strcmp(type, "u16") || !strcmp(type, "b16") ? "u32" : type;
+}
+
+/* Index of an integer comparison in "eq ne lt le gt ge lo ls hi hs", -1 otherwise. */
+static int cmp_index(const char *cmp)
+{
+    static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
+    for (int i = 0; i < 10; i++)
+        if (!strcmp(cmp, names[i]))
+            return i;
+    return -1;
+}
+
+const char *cx_cmp_swapped(const char *cmp)
+{
+    static const char *const swapped[] = {"eq", "ne", "gt", "ge", "lt", "le", "hi", "hs", "lo", "ls"};
+    int i = cmp_index(cmp);
+    return i < 0 ? cmp : swapped[i];
+}
+
+static int affine_usable(const ctx *c, int block, const mb_affine *a, int bits)
+{
+    if (!a->exact)
+        return 0;
+    for (size_t i = 0; i < a->nterms; i++) {
+        int dim, l = cx_var_loop(a->var[i]);
+        if (bits == 64 && (a->coef[i] < INT32_MIN || a->coef[i] > INT32_MAX))
+            return 0; /* the clone multiplies 32-bit indices into 64 bits (mul.wide) */
+        if (l >= 0) {
+            /* the counter of an enclosing loop, read before its latch advances it */
+            if ((size_t)l >= c->nloops || !c->in_loop[l][block] || c->latch[l][block])
+                return 0;
+        } else if (!cx_var_dim(a->var[i], &dim)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether the clone can make the comparisons of `n` in `block` as the original did. */
+static int cond_usable(const ctx *c, int block, const mb_cond_node *n)
+{
+    if (n->op != MB_COND_CMP)
+        return n->args[0] && cond_usable(c, block, n->args[0]) &&
+               (n->op == MB_COND_NOT || (n->args[1] && cond_usable(c, block, n->args[1])));
+    int bits = cx_cmp_bits(n->type);
+    return bits && cmp_index(n->cmp) >= 0 && (cmp_index(n->cmp) < 2 || n->type[0] != 'b') &&
+           affine_usable(c, block, &n->a, bits) && affine_usable(c, block, &n->b, bits);
+}
+
+static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const uint32_t *iter)
+{
+    switch (n->op) {
+    case MB_COND_AND: return cond_node_eval(c, n->args[0], t, iter) & cond_node_eval(c, n->args[1], t, iter);
+    case MB_COND_OR: return cond_node_eval(c, n->args[0], t, iter) | cond_node_eval(c, n->args[1], t, iter);
+    case MB_COND_XOR: return cond_node_eval(c, n->args[0], t, iter) ^ cond_node_eval(c, n->args[1], t, iter);
+    case MB_COND_NOT: return !cond_node_eval(c, n->args[0], t, iter);
+    case MB_COND_CMP: break;
+    }
+    uint64_t a = (uint64_t)cx_affine_eval(c, &n->a, t, iter), b = (uint64_t)cx_affine_eval(c, &n->b, t, iter);
+    int k = cmp_index(n->cmp);
+    int is_unsigned = k >= 6 || cx_cmp_type(n->type)[0] != 's';
+    if (cx_cmp_bits(n->type) == 32) { /* the clone's 32-bit registers */
+        a = is_unsigned ? (uint32_t)a : (uint64_t)(int64_t)(int32_t)(uint32_t)a;
+        b = is_unsigned ? (uint32_t)b : (uint64_t)(int64_t)(int32_t)(uint32_t)b;
+    }
+    int lt = is_unsigned ? a < b : (int64_t)a < (int64_t)b;
+    switch (k) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: case 6: return lt;
+    case 3: case 7: return lt || a == b;
+    case 4: case 8: return !lt && a != b;
+    default: return !lt;
+    }
+}
+
+int cx_cond_eval(const ctx *c, const mb_cond_model *m, uint32_t t, const uint32_t *iter)
+{
+    return cond_node_eval(c, m->expr, t, iter);
+}
+
+static void format_affine(const mb_affine *a, mb_buf *out)
+{
+    int any = 0;
+    for (size_t i = 0; i < a->nterms; i++) {
+        if (a->coef[i] == 0)
+            continue;
+        if (a->coef[i] == 1)
+            mb_buf_printf(out, "%s%s", any ? " + " : "", a->var[i]);
+        else
+            mb_buf_printf(out, "%s%lld*%s", any ? " + " : "", (long long)a->coef[i], a->var[i]);
+        any = 1;
+    }
+    if (!any)
+        mb_buf_printf(out, "%lld", (long long)a->constant);
+    else if (a->constant)
+        mb_buf_printf(out, " %c %llu", a->constant < 0 ? '-' : '+',
+                      a->constant < 0 ? 0 - (unsigned long long)a->constant : (unsigned long long)a->constant);
+}
+
+static void format_node(const mb_cond_node *n, mb_buf *out)
+{
+    static const char *const ops[] = {"cmp", "and", "or", "xor", "not"};
+    if (n->op == MB_COND_CMP) {
+        mb_buf_printf(out, "%s.%s(", n->cmp, n->type);
+        format_affine(&n->a, out);
+        mb_buf_puts(out, ", ");
+        format_affine(&n->b, out);
+    } else {
+        mb_buf_printf(out, "%s(", ops[n->op]);
+        format_node(n->args[0], out);
+        if (n->op != MB_COND_NOT) {
+            mb_buf_puts(out, ", ");
+            format_node(n->args[1], out);
+        }
+    }
+    mb_buf_putc(out, ')');
+}
+
+void mb_cond_format(const mb_cond_model *m, mb_buf *out)
+{
+    if (m->negate)
+        mb_buf_puts(out, "not ");
+    format_node(m->expr, out);
+}
+
+const char *mb_clone_rule_name(mb_clone_rule r)
+{
+    static const char *const names[] = {"constant", "key threshold", "per-iteration hash",
+                                        "jump point: iter < trip", "exit: iter >= trip",
+                                        "box x < X and y < Y", "the original's comparison"};
+    return (size_t)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period)
 {
     return period ? c->kf[t] & (period * 32 - 1) : c->gtid[t];
@@ -327,6 +481,18 @@ mb_status cx_classify(ctx *c)
                                ? (ntrips > 1 ? MB_CASE_TARGET_ITERATIONS : MB_CASE_TARGET_SAME)
                                : MB_CASE_INSIDE_THREAD;
             }
+            continue;
+        }
+        if (br->model && br->model->exact && br->model->expr && cond_usable(c, (int)k, br->model->expr)) {
+            /* the original's own comparison: the same threads take it */
+            cb->rule = MB_RULE_COMPARE;
+            cb->cond = br->model;
+            cb->true_taken = !br->model->negate;
+            if (l < 0)
+                cb->kind = br->divergence_fraction > 0 ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
+            else
+                cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
+            cb->loop = -1;
             continue;
         }
         if (l >= 0 && strcmp(br->condition, "data-dependent") == 0) {

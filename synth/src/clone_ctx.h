@@ -143,6 +143,11 @@ typedef struct ctx {
     size_t nwants;
     int saved_block[16];      /* cur_block while a value is made elsewhere */
     size_t nsaved;
+    struct {
+        int64_t constant, coef[6];
+        int is64;
+    } tparts[64];             /* thread parts of compared values ("tp<i>" values) */
+    size_t ntparts;
     int oom;                  /* a lazily created value ran out of memory */
 } ctx;
 
@@ -156,6 +161,12 @@ mb_status cx_nomem(ctx *c);
 mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands);
 need_seq *cx_block_seq(ctx *c, int block, size_t deadline);
 int cx_block_loop(const ctx *c, int block);
+/* Affine variables: tid.x..ctaid.z as dimension 0-5, iter.loopN as N (-1: not one) */
+int cx_var_dim(const char *var, int *dim);
+int cx_var_loop(const char *var);
+/* An affine model's value for thread t at iterations iter[] (finished
+ * iterations of each loop), in wrapping 64-bit arithmetic */
+int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter);
 
 /* clone_control.c */
 mb_status cx_classify(ctx *c);
@@ -163,6 +174,13 @@ uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
+/* Comparisons the original made: the width the clone compares in (32 or
+ * 64; 0 for types it does not make), the setp type it uses, the comparison
+ * with its operands swapped, and the value of a condition for thread t */
+int cx_cmp_bits(const char *type);
+const char *cx_cmp_type(const char *type);
+const char *cx_cmp_swapped(const char *cmp);
+int cx_cond_eval(const ctx *c, const mb_cond_model *m, uint32_t t, const uint32_t *iter);
 
 /* clone_sim.c */
 typedef struct sim_watch {
@@ -183,7 +201,6 @@ mb_status cx_rpo(ctx *c, int *order, size_t *n);
 /* clone_memory.c */
 mb_status cx_plan_memory(ctx *c);
 mb_status cx_finish_memory(ctx *c);
-int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const uint32_t *iter);
 
 /* clone_calls.c: which chain slots of a kernel and its called function
  * pass arguments and results, and the functions without those accesses */

@@ -592,6 +592,125 @@ static const char *g_gxy(ctx *c, int dim, int64_t scale)
     return val_put(c, key, r);
 }
 
+/* --------------------------------------------- the original's comparisons
+ * A compared value is constant + thread terms + iteration terms: the
+ * constant and thread terms are a per-thread value made once, outside
+ * loops (as compilers hoist row = ctaid.y * 16 + tid.y); each iteration
+ * term is one multiply-add where the comparison is. */
+
+/* The thread coefficients of `a` (dimensions of extent 1 contribute nothing). */
+static int thread_terms(const ctx *c, const mb_affine *a, int64_t coef[6])
+{
+    int any = 0;
+    memset(coef, 0, 6 * sizeof(int64_t));
+    for (size_t i = 0; i < a->nterms; i++) {
+        int d;
+        if (cx_var_dim(a->var[i], &d) && extent(c, d) > 1 && a->coef[i]) {
+            coef[d] += a->coef[i];
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* The key of the per-thread value holding the thread part of `a`, or 0
+ * when the part is the constant alone (an immediate). */
+static int tpart_key(ctx *c, const mb_affine *a, int is64, char *key, size_t size)
+{
+    int64_t coef[6];
+    if (!thread_terms(c, a, coef))
+        return 0;
+    if (!is64 && a->constant == 0) {
+        int nz = 0, last = 0;
+        for (int d = 0; d < 6; d++)
+            if (coef[d]) {
+                nz++;
+                last = d;
+            }
+        if (nz == 1 && coef[last] == 1) {
+            snprintf(key, size, "coord%d", last);
+            return 1;
+        }
+        for (int d = 0; d < 3; d++)
+            if (nz == 2 && coef[d] == 1 && coef[3 + d]) {
+                snprintf(key, size, "g%d:%lld", d, (long long)coef[3 + d]);
+                return 1;
+            }
+    }
+    size_t i = 0;
+    while (i < c->ntparts && (c->tparts[i].is64 != is64 || c->tparts[i].constant != a->constant ||
+                              memcmp(c->tparts[i].coef, coef, sizeof(coef))))
+        i++;
+    if (i == c->ntparts) {
+        if (i == sizeof c->tparts / sizeof c->tparts[0])
+            return -1; /* made where it is used, not shared */
+        c->tparts[i].is64 = is64;
+        c->tparts[i].constant = a->constant;
+        memcpy(c->tparts[i].coef, coef, sizeof(coef));
+        c->ntparts++;
+    }
+    snprintf(key, size, "tp%zu", i);
+    return 1;
+}
+
+static const char *imm_text(ctx *c, int64_t v, int is64, int is_unsigned)
+{
+    if (is64)
+        return is_unsigned ? cx_fmt(c, "%llu", (unsigned long long)v) : cx_fmt(c, "%lld", (long long)v);
+    return is_unsigned ? cx_fmt(c, "%u", (uint32_t)v) : cx_fmt(c, "%d", (int32_t)(uint32_t)v);
+}
+
+/* The thread part of `a`: a register, or the constant as an immediate. */
+static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned)
+{
+    char key[40];
+    int k = tpart_key(c, a, is64, key, sizeof key);
+    if (k == 0)
+        return imm_text(c, a->constant, is64, is_unsigned);
+    int64_t coef[6];
+    thread_terms(c, a, coef);
+    if (k > 0 && !strncmp(key, "coord", 5))
+        return g_coord(c, key[5] - '0');
+    if (k > 0 && key[0] == 'g')
+        for (int d = 0; d < 3; d++)
+            if (coef[d] == 1 && coef[3 + d])
+                return g_gxy(c, d, coef[3 + d]);
+    const char *r = k > 0 ? val_find(c, key) : NULL;
+    if (r)
+        return r;
+    if (k < 0) { /* not shared: made where it is used, as val_find would switch to */
+        c->saved_block[c->nsaved < 16 ? c->nsaved : 15] = c->cur_block;
+        c->nsaved++;
+        c->cur_block = val_block(c);
+    }
+    r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    int first = 1;
+    for (int d = 0; d < 6; d++) {
+        if (!coef[d])
+            continue;
+        const char *x = g_coord(c, d);
+        if (is64)
+            pro_add(c, first ? "mul.wide.s32" : "mad.wide.s32",
+                    first ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
+                          : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
+        else if (first && coef[d] == 1)
+            pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, x));
+        else
+            pro_add(c, first ? "mul.lo.s32" : "mad.lo.s32",
+                    first ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
+                          : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
+        first = 0;
+    }
+    if (a->constant)
+        pro_add(c, is64 ? "add.s64" : "add.s32",
+                cx_fmt(c, "%s, %s, %s", r, r, imm_text(c, a->constant, is64, 0)));
+    if (k > 0)
+        return val_put(c, key, r);
+    c->nsaved--;
+    c->cur_block = c->saved_block[c->nsaved < 16 ? c->nsaved : 15];
+    return r;
+}
+
 static int plan_block(const ctx *c, const memplan *pl)
 {
     uint32_t insn = c->f->mem[pl->mem].insn;
@@ -1251,6 +1370,156 @@ static const char *setp_type(const ctx *c, int block)
     return "u32";
 }
 
+/* Loop terms of a compared value, outermost loop first. */
+static size_t loop_terms(const ctx *c, const mb_affine *a, int *loop, int64_t *coef)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->nterms && n < 8; i++) {
+        int l = cx_var_loop(a->var[i]);
+        if (l < 0 || !a->coef[i])
+            continue;
+        size_t j = n++;
+        for (; j > 0 && c->f->loops[loop[j - 1]].depth > c->f->loops[l].depth; j--) {
+            loop[j] = loop[j - 1];
+            coef[j] = coef[j - 1];
+        }
+        loop[j] = l;
+        coef[j] = a->coef[i];
+    }
+    return n;
+}
+
+/* A compared value: its thread part, advanced by the loops' iterations in
+ * induction registers (reset before each loop, advanced where an iteration
+ * ends, as compiled loops advance their indices). `make` creates the
+ * inductions (before step 5b places their updates); without it a missing
+ * one yields NULL. */
+static const char *cond_operand(ctx *c, const mb_affine *a, int is64, int is_unsigned, int make)
+{
+    const char *v = g_tpart(c, a, is64, is_unsigned);
+    int loop[8];
+    int64_t coef[8];
+    size_t n = loop_terms(c, a, loop, coef);
+    for (size_t k = 0; k < n && v; k++) {
+        const char *r = NULL;
+        for (size_t i = 0; i < c->ninductions && !r; i++)
+            if (!strcmp(c->inductions[i].parent, v) && c->inductions[i].loop == loop[k] &&
+                c->inductions[i].coef == coef[k] && c->inductions[i].is64 == is64)
+                r = c->inductions[i].reg;
+        if (!r && make && c->ninductions < sizeof c->inductions / sizeof c->inductions[0]) {
+            r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+            c->inductions[c->ninductions].reg = r;
+            c->inductions[c->ninductions].parent = v;
+            c->inductions[c->ninductions].loop = loop[k];
+            c->inductions[c->ninductions].coef = coef[k];
+            c->inductions[c->ninductions++].is64 = is64;
+        }
+        v = r;
+    }
+    return v;
+}
+
+/* Creates the inductions of every compared value of `n`. */
+static mb_status cond_inductions(ctx *c, const mb_cond_node *n)
+{
+    if (n->op != MB_COND_CMP) {
+        mb_status st = cond_inductions(c, n->args[0]);
+        return st != MB_OK || n->op == MB_COND_NOT ? st : cond_inductions(c, n->args[1]);
+    }
+    int is64 = cx_cmp_bits(n->type) == 64;
+    if (!cond_operand(c, &n->a, is64, 0, 1) || !cond_operand(c, &n->b, is64, 0, 1))
+        return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0, "kernel %s: more than %zu loop terms",
+                            c->p->kernel, c->ninductions);
+    return MB_OK;
+}
+
+/* Writes predicate `dest` as node `n` computes it. */
+static mb_status cond_pred(ctx *c, need_seq *q, const mb_cond_node *n, const char *dest)
+{
+    if (n->op == MB_COND_CMP) {
+        int is64 = cx_cmp_bits(n->type) == 64;
+        const char *type = cx_cmp_type(n->type), *cmp = n->cmp;
+        int is_unsigned = type[0] != 's' || (cmp[0] == 'l' && (cmp[1] == 'o' || cmp[1] == 's')) ||
+                          (cmp[0] == 'h' && (cmp[1] == 'i' || cmp[1] == 's'));
+        int64_t coef[6];
+        int a_imm = !thread_terms(c, &n->a, coef), b_imm = !thread_terms(c, &n->b, coef);
+        for (size_t i = 0; i < n->a.nterms; i++)
+            a_imm &= cx_var_loop(n->a.var[i]) < 0 || !n->a.coef[i];
+        for (size_t i = 0; i < n->b.nterms; i++)
+            b_imm &= cx_var_loop(n->b.var[i]) < 0 || !n->b.coef[i];
+        const mb_affine *x = &n->a, *y = &n->b;
+        if (a_imm && !b_imm) { /* setp's first operand is a register */
+            x = &n->b;
+            y = &n->a;
+            cmp = cx_cmp_swapped(cmp);
+        }
+        const char *vx = cond_operand(c, x, is64, is_unsigned, 0);
+        const char *vy = cond_operand(c, y, is64, is_unsigned, 0);
+        if (!vx || !vy)
+            return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0, "kernel %s: more than %zu loop terms",
+                                c->p->kernel, c->ninductions);
+        if (a_imm && b_imm) {
+            const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+            ADD(q, is64 ? "mov.b64" : "mov.b32", "%s, %s", r, vx);
+            vx = r;
+        }
+        ADD(q, cx_fmt(c, "setp.%s.%s", cmp, type), "%s, %s, %s", dest, vx, vy);
+        return MB_OK;
+    }
+    static const char *const ops[] = {"", "and.pred", "or.pred", "xor.pred", "not.pred"};
+    const char *x = cx_reg(c, MB_REG_PRED), *y = n->op == MB_COND_NOT ? NULL : cx_reg(c, MB_REG_PRED);
+    mb_status st = cond_pred(c, q, n->args[0], x);
+    if (st == MB_OK && y)
+        st = cond_pred(c, q, n->args[1], y);
+    if (st != MB_OK)
+        return st;
+    if (y)
+        ADD(q, ops[n->op], "%s, %s, %s", dest, x, y);
+    else
+        ADD(q, ops[n->op], "%s, %s", dest, x);
+    return MB_OK;
+}
+
+/* Makes the thread parts of every compared value of `n` (branch_values). */
+static void cond_values(ctx *c, const mb_cond_node *n)
+{
+    if (n->op != MB_COND_CMP) {
+        cond_values(c, n->args[0]);
+        if (n->op != MB_COND_NOT)
+            cond_values(c, n->args[1]);
+        return;
+    }
+    int is64 = cx_cmp_bits(n->type) == 64;
+    g_tpart(c, &n->a, is64, 0);
+    g_tpart(c, &n->b, is64, 0);
+}
+
+static void cond_wants(ctx *c, const mb_cond_node *n, int block)
+{
+    if (n->op != MB_COND_CMP) {
+        cond_wants(c, n->args[0], block);
+        if (n->op != MB_COND_NOT)
+            cond_wants(c, n->args[1], block);
+        return;
+    }
+    char key[40];
+    int is64 = cx_cmp_bits(n->type) == 64;
+    for (int side = 0; side < 2; side++) {
+        const mb_affine *a = side ? &n->b : &n->a;
+        int64_t coef[6];
+        if (tpart_key(c, a, is64, key, sizeof key) <= 0)
+            continue;
+        want(c, key, block);
+        /* its coordinates where it is made, so that nothing dominated makes them again */
+        thread_terms(c, a, coef);
+        for (int d = 0; d < 6; d++)
+            if (coef[d]) {
+                snprintf(key, sizeof key, "coord%d", d);
+                want(c, key, block);
+            }
+    }
+}
+
 static mb_status branch_slot(ctx *c, int block)
 {
     c->cur_block = block;
@@ -1303,6 +1572,10 @@ static mb_status branch_slot(ctx *c, int block)
         ADD(q, "setp.lt.u32", "%s, %s, %u", p, h, br->threshold);
         break;
     }
+    case MB_RULE_COMPARE:
+        if (cond_pred(c, q, br->cond->expr, p) != MB_OK)
+            return c->err->status;
+        break;
     case MB_RULE_LOOP_BACK:
     case MB_RULE_LOOP_EXIT: {
         /* the counter holds finished iterations: the jump point (after the
@@ -1395,6 +1668,8 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             want(c, key, (int)k);
         } else if (br->rule == MB_RULE_HASH) {
             want(c, "hash", (int)k);
+        } else if (br->rule == MB_RULE_COMPARE) {
+            cond_wants(c, br->cond->expr, (int)k);
         }
     }
     for (size_t l = 0; l < c->nloops; l++) {
@@ -1474,6 +1749,9 @@ static void branch_values(ctx *c, int block)
         break;
     case MB_RULE_HASH:
         g_hash(c);
+        break;
+    case MB_RULE_COMPARE:
+        cond_values(c, br->cond->expr);
         break;
     default:
         break;
@@ -1709,6 +1987,15 @@ mb_status cx_assemble(ctx *c)
         for (size_t i = 0; i < c->f->nmem; i++)
             if (plan_block(c, &c->plans[i]) == (int)k && (st = memory_slot(c, (int)k, &c->plans[i])) != MB_OK)
                 return st;
+    /* 5a. the compared values' inductions, whose updates 5b places too */
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *bk = &c->b[k];
+        if (!bk->cond || c->m->branches[bk->branch].rule != MB_RULE_COMPARE)
+            continue;
+        c->cur_block = (int)k;
+        if ((st = cond_inductions(c, c->m->branches[bk->branch].cond->expr)) != MB_OK)
+            return st;
+    }
     /* 5b. induction registers: reset in every block entering the loop, advanced at its header */
     for (size_t i = 0; i < c->ninductions; i++) {
         int l = c->inductions[i].loop, h = c->f->loops[l].header, w = c->inductions[i].is64;

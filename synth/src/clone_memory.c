@@ -6,41 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int var_index(const char *var, int *dim)
-{
-    static const char *const names[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
-    for (int i = 0; i < 6; i++)
-        if (strcmp(var, names[i]) == 0) {
-            *dim = i;
-            return 1;
-        }
-    return 0;
-}
-
-static int loop_var(const char *var)
-{
-    if (strncmp(var, "iter.loop", 9) != 0)
-        return -1;
-    char *end;
-    long l = strtol(var + 9, &end, 10);
-    return *end || l < 0 || l > 1 << 20 ? -1 : (int)l;
-}
-
-int64_t cx_affine_value(const ctx *c, const mb_sprof_mem *mem, uint32_t t, const uint32_t *iter)
-{
-    int64_t v = mem->affine.constant;
-    for (size_t i = 0; i < mem->affine.nterms; i++) {
-        int dim, l;
-        int64_t x = 0;
-        if (var_index(mem->affine.var[i], &dim))
-            x = dim < 3 ? c->tid[dim][t] : c->cta[dim - 3][t];
-        else if ((l = loop_var(mem->affine.var[i])) >= 0 && (size_t)l < c->nloops)
-            x = iter[l]; /* finished iterations: the 0-based index */
-        v += mem->affine.coef[i] * x;
-    }
-    return v;
-}
-
 static int find_array(const mb_clone_model *m, const char *name)
 {
     for (size_t i = 0; i < m->narrays; i++)
@@ -187,11 +152,11 @@ mb_status cx_plan_memory(ctx *c)
         pl->array = pl->param = -1;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
-            int dim, l = loop_var(mm->affine.var[k]);
+            int dim, l = cx_var_loop(mm->affine.var[k]);
             if (l >= 0 && (size_t)l < c->nloops && pl->nloop_terms < 8) {
                 pl->loop_term_loop[pl->nloop_terms] = l;
                 pl->loop_term_coef[pl->nloop_terms++] = mm->affine.coef[k];
-            } else if (!var_index(mm->affine.var[k], &dim)) {
+            } else if (!cx_var_dim(mm->affine.var[k], &dim)) {
                 pl->kind = PLAN_PATTERN;
             }
         }

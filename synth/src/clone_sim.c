@@ -66,7 +66,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                     if (pl->kind != PLAN_AFFINE || mm->insn < c->f->blocks[b].first_insn ||
                         mm->insn >= c->f->blocks[b].first_insn + c->f->blocks[b].nchain)
                         continue;
-                    int64_t v = cx_affine_value(c, mm, t, iter);
+                    int64_t v = cx_affine_eval(c, &mm->affine, t, iter);
                     if (!pl->seen || v < pl->lo)
                         pl->lo = v;
                     if (!pl->seen || v > pl->hi)
@@ -99,6 +99,9 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                     break;
                 case MB_RULE_BOX:
                     p = c->gx[t] < br->box_x && c->gy[t] < br->box_y;
+                    break;
+                case MB_RULE_COMPARE:
+                    p = cx_cond_eval(c, br->cond, t, iter);
                     break;
                 case MB_RULE_CONST:
                     break;

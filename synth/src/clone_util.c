@@ -116,3 +116,39 @@ int cx_block_loop(const ctx *c, int block)
 {
     return c->f->blocks[block].loop;
 }
+
+int cx_var_dim(const char *var, int *dim)
+{
+    static const char *const names[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+    for (int i = 0; i < 6; i++)
+        if (strcmp(var, names[i]) == 0) {
+            *dim = i;
+            return 1;
+        }
+    return 0;
+}
+
+int cx_var_loop(const char *var)
+{
+    if (strncmp(var, "iter.loop", 9) != 0)
+        return -1;
+    char *end;
+    long l = strtol(var + 9, &end, 10);
+    return *end || l < 0 || l > 1 << 20 ? -1 : (int)l;
+}
+
+int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter)
+{
+    /* wrapping arithmetic, as the clone's registers compute it */
+    uint64_t v = (uint64_t)a->constant;
+    for (size_t i = 0; i < a->nterms; i++) {
+        int dim, l;
+        uint64_t x = 0;
+        if (cx_var_dim(a->var[i], &dim))
+            x = dim < 3 ? c->tid[dim][t] : c->cta[dim - 3][t];
+        else if ((l = cx_var_loop(a->var[i])) >= 0 && (size_t)l < c->nloops)
+            x = iter[l]; /* finished iterations: the 0-based index */
+        v += (uint64_t)a->coef[i] * x;
+    }
+    return (int64_t)v;
+}

@@ -408,6 +408,8 @@ static mb_status load_loops(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
     return MB_OK;
 }
 
+static mb_status load_cond_model(loader *ld, json_t *jb, const mb_cond_model **out);
+
 static mb_status load_branches(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
 {
     json_t *arr;
@@ -446,22 +448,26 @@ static mb_status load_branches(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
             cta |= strcmp(json_string_value(x), "cta id") == 0;
         }
         b->cta_relative = tid && !cta;
+        TRY(load_cond_model(ld, jb, &b->model));
     }
     return MB_OK;
 }
 
-static mb_status load_affine(loader *ld, json_t *jm, mb_affine *a)
+/* An affine object ({"exact", "constant", "terms"}); `what` names it in messages. */
+static mb_status load_affine_obj(loader *ld, json_t *ja, const char *what, mb_affine *a)
 {
+    char msg[160];
     memset(a, 0, sizeof(*a));
-    json_t *ja = json_object_get(jm, "affine");
-    if (!ja || json_is_null(ja))
-        return MB_OK;
-    if (!json_is_object(ja))
-        return fail(ld, "'affine' must be an object");
+    if (!json_is_object(ja)) {
+        snprintf(msg, sizeof msg, "'%s' must be an object", what);
+        return fail(ld, msg);
+    }
     a->exact = json_is_true(json_object_get(ja, "exact"));
     json_t *c = json_object_get(ja, "constant");
-    if (a->exact && !json_is_integer(c))
-        return fail(ld, "'affine.constant' must be an integer");
+    if (a->exact && !json_is_integer(c)) {
+        snprintf(msg, sizeof msg, "'%s.constant' must be an integer", what);
+        return fail(ld, msg);
+    }
     a->constant = json_is_integer(c) ? (int64_t)json_integer_value(c) : 0;
     json_t *terms = json_object_get(ja, "terms");
     size_t n = json_is_object(terms) ? json_object_size(terms) : 0;
@@ -474,12 +480,91 @@ static mb_status load_affine(loader *ld, json_t *jm, mb_affine *a)
     if (n)
         json_object_foreach(terms, k, v)
         {
-            if (!json_is_integer(v))
-                return fail(ld, "'affine.terms' values must be integers");
+            if (!json_is_integer(v)) {
+                snprintf(msg, sizeof msg, "'%s.terms' values must be integers", what);
+                return fail(ld, msg);
+            }
             if (!(a->var[a->nterms] = mb_arena_strdup(ld->arena, k)))
                 return nomem(ld);
             a->coef[a->nterms++] = (int64_t)json_integer_value(v);
         }
+    return MB_OK;
+}
+
+static mb_status load_affine(loader *ld, json_t *jm, mb_affine *a)
+{
+    json_t *ja = json_object_get(jm, "affine");
+    if (!ja || json_is_null(ja)) {
+        memset(a, 0, sizeof(*a));
+        return MB_OK;
+    }
+    return load_affine_obj(ld, ja, "affine", a);
+}
+
+/* Nodes of a condition expression: few, as the profiler resolves a guard
+ * within its block; the bound keeps a hostile file from recursing deep. */
+enum { COND_MAX_NODES = 64 };
+
+static mb_status load_cond_node(loader *ld, json_t *jn, size_t *budget, mb_cond_node **out)
+{
+    static const char *const ops[] = {"cmp", "and", "or", "xor", "not"};
+    if (!json_is_object(jn))
+        return fail(ld, "condition_model: every node must be an object");
+    if ((*budget)-- == 0)
+        return fail(ld, "condition_model: more than 64 nodes");
+    mb_cond_node *n = mb_arena_alloc(ld->arena, sizeof(*n));
+    if (!n)
+        return nomem(ld);
+    memset(n, 0, sizeof(*n));
+    const char *op;
+    TRY(get_str(ld, jn, "op", 0, &op));
+    size_t k = 0;
+    while (k < sizeof ops / sizeof ops[0] && strcmp(op, ops[k]) != 0)
+        k++;
+    if (k == sizeof ops / sizeof ops[0])
+        return fail(ld, "condition_model: 'op' must be cmp, and, or, xor or not");
+    n->op = (mb_cond_op)k;
+    if (n->op == MB_COND_CMP) {
+        uint64_t insn, line;
+        TRY(get_u64(ld, jn, "insn", &insn));
+        TRY(get_u64(ld, jn, "line", &line));
+        n->insn = (uint32_t)insn;
+        n->line = (int)(line > 1u << 30 ? 0 : line);
+        TRY(get_str(ld, jn, "cmp", 0, &n->cmp));
+        TRY(get_str(ld, jn, "type", 0, &n->type));
+        TRY(load_affine_obj(ld, json_object_get(jn, "a"), "a", &n->a));
+        TRY(load_affine_obj(ld, json_object_get(jn, "b"), "b", &n->b));
+    } else {
+        json_t *args = json_object_get(jn, "args");
+        size_t want = n->op == MB_COND_NOT ? 1 : 2;
+        if (!json_is_array(args) || json_array_size(args) != want)
+            return fail(ld, want == 1 ? "condition_model: 'not' takes one argument in 'args'"
+                                      : "condition_model: and/or/xor take two arguments in 'args'");
+        for (size_t i = 0; i < want; i++)
+            TRY(load_cond_node(ld, json_array_get(args, i), budget, &n->args[i]));
+    }
+    *out = n;
+    return MB_OK;
+}
+
+static mb_status load_cond_model(loader *ld, json_t *jb, const mb_cond_model **out)
+{
+    *out = NULL;
+    json_t *jc = json_object_get(jb, "condition_model");
+    if (!jc || json_is_null(jc))
+        return MB_OK;
+    if (!json_is_object(jc))
+        return fail(ld, "'condition_model' must be an object");
+    mb_cond_model *m = mb_arena_alloc(ld->arena, sizeof(*m));
+    if (!m)
+        return nomem(ld);
+    m->exact = json_is_true(json_object_get(jc, "exact"));
+    m->negate = json_is_true(json_object_get(jc, "negate"));
+    size_t budget = COND_MAX_NODES;
+    mb_cond_node *expr;
+    TRY(load_cond_node(ld, json_object_get(jc, "expr"), &budget, &expr));
+    m->expr = expr;
+    *out = m;
     return MB_OK;
 }
 

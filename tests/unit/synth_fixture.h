@@ -42,6 +42,15 @@
     "     \"name\": \"p0\"}, \"affine\": {\"exact\": true, \"constant\": 0,\n"                     \
     "     \"terms\": {\"tid.x\": 4, \"iter.loop0\": 0}}, \"footprint_lines\": 1}]}]}\n"
 
+/* A condition_model for BB0's branch: taken by the threads with tid.x >= 16
+ * (half of each CTA, as the fixture's counts say). */
+#define COND_MODEL(NEGATE, CMP, TYPE, A, B)                                                              \
+    ", \"condition_model\": {\"exact\": true, \"negate\": " NEGATE ", \"expr\":\n"              \
+    "     {\"op\": \"cmp\", \"insn\": 0, \"line\": 9, \"cmp\": \"" CMP "\", \"type\": \"" TYPE "\",\n"    \
+    "      \"a\": " A ", \"b\": " B "}}"
+#define AFFINE_TID_X "{\"exact\": true, \"constant\": 0, \"terms\": {\"tid.x\": 1}}"
+#define AFFINE_16 "{\"exact\": true, \"constant\": 16, \"terms\": {}}"
+
 static const char profile_dot[] =
     "strict digraph k {\n"
     "  BB0 [block=0, ecount=64, lcount=0, scount=0, threads=64, warp_execs=2, chain=\"add.s32 bra\"];\n"

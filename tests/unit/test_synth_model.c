@@ -97,6 +97,77 @@ static void test_cases_and_counts(void **state)
     free(text);
 }
 
+/* loop_profile() with `model` on BB0's branch (32 of 64 threads take it). */
+static mb_sprof *parse_with_model(const char *model)
+{
+    char *to = malloc(strlen(model) + 64);
+    sprintf(to, "\"condition\": \"thread/cta id\"%s},", model);
+    char *base = loop_profile();
+    char *text = replace(base, "\"condition\": \"thread/cta id\"},", to);
+    mb_sprof *p = parse(text);
+    free(base);
+    free(text);
+    free(to);
+    return p;
+}
+
+static char *emit_ptx(const mb_clone_model *m);
+static mb_module *parse_ptx(const char *ptx);
+
+/* A profiled comparison is made as the original made it: the same threads
+ * take the branch, whatever form the model was written in. */
+static void test_compare_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model, *setp;
+        double l1; /* the loop block's ECount: 4 per thread that falls through */
+    } cases[] = {
+        {COND_MODEL("false", "ge", "u32", AFFINE_TID_X, AFFINE_16), "setp.ge.u32", 128},
+        {COND_MODEL("true", "lt", "u32", AFFINE_TID_X, AFFINE_16), "setp.lt.u32", 128},
+        /* an immediate first: swapped into setp's register operand */
+        {COND_MODEL("false", "le", "u32", AFFINE_16, AFFINE_TID_X), "setp.ge.u32", 128},
+        /* 64 bits over the global index: threads 16 and up take it */
+        {COND_MODEL("false", "ge", "s64",
+                    "{\"exact\": true, \"constant\": 0, \"terms\": {\"tid.x\": 1, \"ctaid.x\": 32}}",
+                    AFFINE_16),
+         "setp.ge.s64", 64},
+        {", \"condition_model\": {\"exact\": true, \"negate\": false, \"expr\": {\"op\": \"not\", "
+         "\"args\": [{\"op\": \"cmp\", \"insn\": 0, \"line\": 9, \"cmp\": \"lt\", \"type\": \"s16\", "
+         "\"a\": " AFFINE_TID_X ", \"b\": " AFFINE_16 "}]}}",
+         "setp.lt.s32", 128},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mb_sprof *p = parse_with_model(cases[i].model);
+        mb_clone_model *m = build(p, 1, 1);
+        assert_int_equal(m->branches[0].rule, MB_RULE_COMPARE);
+        assert_int_equal(m->branches[0].kind, MB_CASE_OUTSIDE_FIRST_N);
+        assert_true(fabs(m->expected_ecount[1] - cases[i].l1) < 1e-9);
+        char *ptx = emit_ptx(m);
+        if (!strstr(ptx, cases[i].setp))
+            fail_msg("case %zu: no %s in\n%s", i, cases[i].setp, ptx);
+        mb_module_free(parse_ptx(ptx));
+        free(ptx);
+        mb_clone_free(m);
+        mb_sprof_free(p);
+    }
+    /* models the clone cannot make keep the calibrated rules: an inexact
+     * operand, a float comparison, a loop counter outside its loop */
+    static const char *const unusable[] = {
+        COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "{\"exact\": false}"),
+        COND_MODEL("false", "ge", "f32", AFFINE_TID_X, AFFINE_16),
+        COND_MODEL("false", "ge", "u32", "{\"exact\": true, \"constant\": 0, \"terms\": {\"iter.loop0\": 1}}",
+                   AFFINE_16),
+    };
+    for (size_t i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+        mb_sprof *p = parse_with_model(unusable[i]);
+        mb_clone_model *m = build(p, 1, 1);
+        assert_int_equal(m->branches[0].rule, MB_RULE_KEY);
+        mb_clone_free(m);
+        mb_sprof_free(p);
+    }
+}
+
 static char *emit_ptx(const mb_clone_model *m)
 {
     mb_buf b = MB_BUF_INIT;
@@ -255,6 +326,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases_and_counts),
+        cmocka_unit_test(test_compare_rule),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_ptx_parses),
         cmocka_unit_test(test_refusals),

@@ -126,6 +126,74 @@ static void test_parse_errors(void **state)
     free(s);
 }
 
+/* base_json with `model` after the first branch's condition */
+static char *with_model(const char *model)
+{
+    char *to = malloc(strlen(model) + 64);
+    sprintf(to, "\"condition\": \"thread/cta id\"%s}],", model);
+    char *s = replace(base_json, "\"condition\": \"thread/cta id\"}],", to);
+    free(to);
+    return s;
+}
+
+static void test_parse_condition_model(void **state)
+{
+    (void)state;
+    char *s = with_model(COND_MODEL("false", "ge", "u32", AFFINE_TID_X, AFFINE_16));
+    mb_sprof *p = parse(s);
+    const mb_cond_model *m = mb_sprof_kernel(p)->branches[0].model;
+    assert_non_null(m);
+    assert_true(m->exact);
+    assert_false(m->negate);
+    assert_int_equal(m->expr->op, MB_COND_CMP);
+    assert_string_equal(m->expr->cmp, "ge");
+    assert_string_equal(m->expr->type, "u32");
+    assert_int_equal(m->expr->line, 9);
+    assert_int_equal(m->expr->a.nterms, 1);
+    assert_string_equal(m->expr->a.var[0], "tid.x");
+    assert_int_equal(m->expr->b.constant, 16);
+    mb_buf text = MB_BUF_INIT;
+    mb_cond_format(m, &text);
+    assert_string_equal(text.data, "ge.u32(tid.x, 16)");
+    mb_buf_free(&text);
+    mb_sprof_free(p);
+    free(s);
+    /* absent: no model */
+    p = parse(base_json);
+    assert_null(mb_sprof_kernel(p)->branches[0].model);
+    mb_sprof_free(p);
+
+    s = with_model(", \"condition_model\": 3");
+    expect_parse_error(s, MB_ERR_INVALID, "functions[0].branches[0]: 'condition_model' must be an object");
+    free(s);
+    s = with_model(", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"nand\"}}");
+    expect_parse_error(s, MB_ERR_INVALID, "'op' must be cmp, and, or, xor or not");
+    free(s);
+    s = with_model(", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"and\", \"args\": [{}]}}");
+    expect_parse_error(s, MB_ERR_INVALID, "and/or/xor take two arguments");
+    free(s);
+    s = with_model(", \"condition_model\": {\"exact\": true}");
+    expect_parse_error(s, MB_ERR_INVALID, "every node must be an object");
+    free(s);
+    s = with_model(COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "7"));
+    expect_parse_error(s, MB_ERR_INVALID, "'b' must be an object");
+    free(s);
+    s = with_model(COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "{\"exact\": true, \"constant\": 1.5}"));
+    expect_parse_error(s, MB_ERR_INVALID, "'b.constant' must be an integer");
+    free(s);
+    /* a hostile depth is refused, not recursed into */
+    char deep[4096] = ", \"condition_model\": {\"exact\": true, \"expr\": ";
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "{\"op\": \"not\", \"args\": [");
+    strcat(deep, "{}");
+    for (int i = 0; i < 70; i++)
+        strcat(deep, "]}");
+    strcat(deep, "}");
+    s = with_model(deep);
+    expect_parse_error(s, MB_ERR_INVALID, "more than 64 nodes");
+    free(s);
+}
+
 static void test_dfsg_check(void **state)
 {
     (void)state;
@@ -268,6 +336,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_fields),      cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_condition_model),
         cmocka_unit_test(test_dfsg_check),        cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_compare_self_is_zero),
         cmocka_unit_test(test_compare_reports_differences),

@@ -92,16 +92,7 @@ typedef struct mb_sprof_loop {
     int cta_dependent;      /**< trip count depends on cta id */
 } mb_sprof_loop;
 
-typedef struct mb_sprof_branch {
-    uint32_t insn;
-    int line, block;
-    uint64_t warp_execs, taken, not_taken, diverged;
-    double divergence_fraction;
-    const char *condition;  /**< "uniform", "thread/cta id", "data-dependent" */
-    int cta_relative;       /**< condition_sources has "thread id" but not "cta id" */
-} mb_sprof_branch;
-
-/** Affine address model: constant + sum of coefficient * variable. */
+/** Affine model: constant + sum of coefficient * variable. */
 typedef struct mb_affine {
     int exact;
     int64_t constant;
@@ -109,6 +100,42 @@ typedef struct mb_affine {
     const char **var;       /**< "tid.x", "ctaid.y", "iter.loop2", ... */
     int64_t *coef;
 } mb_affine;
+
+/** Nodes of a branch condition: a comparison or a boolean combination. */
+typedef enum mb_cond_op { MB_COND_CMP, MB_COND_AND, MB_COND_OR, MB_COND_XOR, MB_COND_NOT } mb_cond_op;
+
+/** One node of a profiled branch condition (docs/formats.md, condition_model). */
+typedef struct mb_cond_node {
+    mb_cond_op op;
+    /* MB_COND_CMP: the setp's comparison, type and operands */
+    uint32_t insn;
+    int line;
+    const char *cmp;        /**< "lt", "ge", "lo", ... */
+    const char *type;       /**< "s32", "u64", "f32", ... */
+    mb_affine a, b;         /**< the integers the comparison sees */
+    /* the other ops: args[0] (and args[1] except MB_COND_NOT) */
+    struct mb_cond_node *args[2];
+} mb_cond_node;
+
+/** The guard of a branch as the original computed it. */
+typedef struct mb_cond_model {
+    int exact;              /**< every comparison is of integers with exact affine operands */
+    int negate;             /**< the branch is taken when the expression is false (@!p) */
+    const mb_cond_node *expr;
+} mb_cond_model;
+
+/** Writes a condition as text: "or(ge.s32(16*ctaid.y + tid.y, 100), ...)". */
+void mb_cond_format(const mb_cond_model *m, mb_buf *out);
+
+typedef struct mb_sprof_branch {
+    uint32_t insn;
+    int line, block;
+    uint64_t warp_execs, taken, not_taken, diverged;
+    double divergence_fraction;
+    const char *condition;  /**< "uniform", "thread/cta id", "data-dependent" */
+    int cta_relative;       /**< condition_sources has "thread id" but not "cta id" */
+    const mb_cond_model *model; /**< condition_model, NULL when the profile has none */
+} mb_sprof_branch;
 
 typedef struct mb_sprof_mem {
     uint32_t insn;
@@ -234,8 +261,12 @@ typedef enum mb_clone_rule {
     MB_RULE_HASH,      /**< (iter * mult + thread hash) < threshold: per-iteration random */
     MB_RULE_LOOP_BACK, /**< jump point: back while iter < trip */
     MB_RULE_LOOP_EXIT, /**< exit once iter >= trip */
-    MB_RULE_BOX        /**< x < box_x and y < box_y: a 2-D first-N (global x, y indices) */
+    MB_RULE_BOX,       /**< x < box_x and y < box_y: a 2-D first-N (global x, y indices) */
+    MB_RULE_COMPARE    /**< the original's comparisons of affine values (`cond`) */
 } mb_clone_rule;
+
+/** What README tables call a rule ("key threshold", "the original's comparison"). */
+const char *mb_clone_rule_name(mb_clone_rule r);
 
 typedef struct mb_clone_branch {
     int block;
@@ -252,6 +283,7 @@ typedef struct mb_clone_branch {
     int true_taken;        /**< the predicate true means the branch is taken */
     int const_taken;       /**< MB_RULE_CONST: taken or not */
     double target_taken;   /**< taken fraction the original had */
+    const mb_cond_model *cond; /**< MB_RULE_COMPARE: the profiled condition */
 } mb_clone_branch;
 
 typedef struct mb_clone_loop {
