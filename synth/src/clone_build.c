@@ -146,11 +146,11 @@ static void free_ctx(ctx *c)
 }
 
 /* The model of one function (the kernel, or a called function whose
- * threads run it weight[t] times): `calls` gets each thread's calls. */
-static mb_status build_function(ctx *c, const call_plan *cp, double reduction, uint64_t seed,
-                                uint64_t *calls)
+ * threads run it weight[t] times), up to its code: `calls` gets each
+ * thread's calls, `ecount` its blocks' predicted counts. */
+static mb_status model_function(ctx *c, const call_plan *cp, double reduction, uint64_t seed,
+                                uint64_t *calls, double *ecount)
 {
-    mb_clone_model *m = c->m;
     mb_status st = setup_model(c, reduction, seed);
     if (st == MB_OK)
         st = cx_calls_mark(c, cp);
@@ -162,9 +162,6 @@ static mb_status build_function(ctx *c, const call_plan *cp, double reduction, u
         st = cx_plan_memory(c);
     if (st == MB_OK)
         st = cx_calibrate(c);
-    double *ecount = calloc(c->nb + 1, sizeof(double));
-    if (st == MB_OK && !ecount)
-        st = cx_nomem(c);
     if (st == MB_OK) {
         sim_watch w;
         memset(&w, 0, sizeof(w));
@@ -175,6 +172,13 @@ static mb_status build_function(ctx *c, const call_plan *cp, double reduction, u
     }
     if (st == MB_OK)
         st = cx_finish_memory(c);
+    return st;
+}
+
+/* Its code and expected counts; frees the context either way. */
+static mb_status finish_function(ctx *c, mb_status st, const double *ecount)
+{
+    mb_clone_model *m = c->m;
     if (st == MB_OK)
         st = cx_assemble(c);
     if (st == MB_OK) {
@@ -187,7 +191,6 @@ static mb_status build_function(ctx *c, const call_plan *cp, double reduction, u
                 m->expected_thread_insts += (uint64_t)ecount[k] * m->blocks[k].ninsns;
             }
     }
-    free(ecount);
     free_ctx(c);
     return st;
 }
@@ -204,13 +207,15 @@ static void init_ctx(ctx *c, const mb_sprof *p, const mb_sprof_func *f, mb_clone
     c->rng = seed ^ UINT64_C(0x6A09E667F3BCC909);
     c->dep_block = -1;
     c->reduce_num = reduction == 0 ? 0 : (uint32_t)reduction;
+    c->arg_trip_index = c->arg_trip_loop = -1;
 }
 
 /* The called function's model: its threads are the kernel's, each running
  * it as often as the kernel's model calls it; per-thread values (keys, trip
  * counts) are computed inside it from %tid and %ctaid, as in the kernel. */
 static mb_status build_callee(const mb_sprof *p, const call_plan *cp, mb_clone_model *m,
-                              const uint64_t *calls, double reduction, uint64_t seed, mb_error *err)
+                              const uint64_t *calls, double reduction, uint64_t seed, ctx *kernel,
+                              mb_error *err)
 {
     mb_sprof view = *p;
     char who[400];
@@ -237,7 +242,12 @@ static mb_status build_callee(const mb_sprof *p, const call_plan *cp, mb_clone_m
     /* a stream of its own: the kernel's choices stay what they were */
     init_ctx(&c, &view, &cp->func, fm, m->arena, seed ^ UINT64_C(0xBB67AE8584CAA73B), reduction, err);
     c.weight = weight;
-    mb_status st = build_function(&c, cp, reduction, seed, NULL);
+    double *ecount = calloc(cp->func.nblocks + 1, sizeof(double));
+    mb_status st = ecount ? model_function(&c, cp, reduction, seed, NULL, ecount) : cx_nomem(&c);
+    if (st == MB_OK)
+        cx_calls_trip_arg(&c, cp, kernel);
+    st = finish_function(&c, st, ecount);
+    free(ecount);
     free(weight);
     if (st != MB_OK)
         return st;
@@ -272,12 +282,16 @@ mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_
         !(calls = calloc(p->threads + 1, sizeof(uint64_t))))
         st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     if (st == MB_OK) {
+        /* the kernel's code comes last: it may compute what the callee needs */
         ctx c;
         init_ctx(&c, p, &cp.kernel, m, m->arena, seed, reduction, err);
-        st = build_function(&c, &cp, reduction, seed, calls);
+        double *ecount = calloc(cp.kernel.nblocks + 1, sizeof(double));
+        st = ecount ? model_function(&c, &cp, reduction, seed, calls, ecount) : cx_nomem(&c);
+        if (st == MB_OK && cp.callee)
+            st = build_callee(p, &cp, m, calls, reduction, seed, &c, err);
+        st = finish_function(&c, st, ecount);
+        free(ecount);
     }
-    if (st == MB_OK && cp.callee)
-        st = build_callee(p, &cp, m, calls, reduction, seed, err);
     free(calls);
     if (st != MB_OK) {
         mb_clone_free(m);

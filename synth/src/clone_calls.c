@@ -378,3 +378,33 @@ mb_status cx_call_form(ctx *c, slot *s, const char *type, int cls, const char *s
     }
     return s->op && s->operands && (src || s->dest) ? MB_OK : cx_nomem(c);
 }
+
+void cx_calls_trip_arg(ctx *callee, const call_plan *cp, ctx *kernel)
+{
+    const mb_clone_model *fm = callee->m;
+    int loop = -1;
+    for (size_t l = 0; l < callee->nloops && loop < 0; l++)
+        if (cx_trip_register(callee, (int)l) && fm->loops[l].outer < 0)
+            loop = (int)l;
+    if (loop < 0)
+        return;
+    /* a 32-bit argument the callee loads in its entry block, before any loop */
+    const blk *entry = &callee->b[0];
+    for (size_t a = 0; a < cp->nargs; a++) {
+        const char *t = cp->arg_type[a];
+        if (strcmp(t, "b32") && strcmp(t, "u32") && strcmp(t, "s32"))
+            continue;
+        for (size_t i = 0; i < entry->nslots; i++)
+            if (entry->slots[i].role == SLOT_PARAM && !strncmp(entry->slots[i].token, "ld.", 3) &&
+                !strcmp(entry->slots[i].psym, cp->func_params[a].name)) {
+                const mb_clone_loop *cl = &fm->loops[loop];
+                callee->arg_trip_index = kernel->arg_trip_index = (int)a;
+                callee->arg_trip_loop = loop;
+                kernel->arg_trip = cl;
+                kernel->arg_trip_adj = cl->controller >= 0 && callee->b[cl->controller].cond &&
+                                       fm->branches[callee->b[cl->controller].branch].rule ==
+                                           MB_RULE_LOOP_EXIT;
+                return;
+            }
+    }
+}

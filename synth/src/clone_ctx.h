@@ -148,6 +148,12 @@ typedef struct ctx {
         int is64;
     } tparts[64];             /* thread parts of compared values ("tp<i>" values) */
     size_t ntparts;
+    /* a called function's per-thread trip count passed as an argument
+     * (clone_calls.c), computed once in the kernel instead of in every call */
+    const mb_clone_loop *arg_trip; /* kernel: the callee's loop whose trip it passes */
+    uint32_t arg_trip_adj;    /* kernel: subtracted, as the callee's exit test expects */
+    int arg_trip_index;       /* both: the argument carrying it, -1: none */
+    int arg_trip_loop;        /* callee: the loop whose trip count the argument holds */
     int oom;                  /* a lazily created value ran out of memory */
 } ctx;
 
@@ -214,11 +220,17 @@ typedef struct call_plan {
 } call_plan;
 mb_status cx_calls_plan(const mb_sprof *p, mb_arena *A, call_plan *cp, mb_error *err);
 mb_status cx_calls_mark(ctx *c, const call_plan *cp);
+/* After the callee's model: when one of its loops needs a per-thread trip
+ * count and an argument can carry it, marks both contexts so that the kernel
+ * computes it once per thread and every call receives it. */
+void cx_calls_trip_arg(ctx *callee, const call_plan *cp, ctx *kernel);
 /* The instruction of a SLOT_PARAM slot: a store of `src` or a load. */
 mb_status cx_call_form(ctx *c, slot *s, const char *type, int cls, const char *src);
 
 /* clone_insns.c */
 mb_status cx_assemble(ctx *c);
+/* Whether loop l's trip count is a per-thread register computed before the loop. */
+int cx_trip_register(const ctx *c, int l);
 mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s);
 
 #endif

@@ -1599,15 +1599,17 @@ static mb_status branch_slot(ctx *c, int block)
     return MB_OK;
 }
 
-/* Trip count register of loop l: thresholds on key_P select a value. */
-static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
+int cx_trip_register(const ctx *c, int l)
 {
-    c->cur_block = block;
     const mb_clone_loop *cl = &c->m->loops[l];
-    const char *r = c->r_trip[l];
-    const char *key = cl->outer >= 0 ? c->r_iter[cl->outer] : g_key(c, cl->lane_period);
-    uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
-                   c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
+    return (cl->ntrips > 1 || cl->span || cl->cycle) && cl->controller >= 0 && cl->outer < 0;
+}
+
+/* Writes loop cl's trip count (less adj) into r: thresholds on the key
+ * (key_P of the thread, or the `key` register given) select a value. */
+static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_t adj, const char *r,
+                           const char *key)
+{
     if (cl->cycle) {
         const char *t = cx_reg(c, MB_REG_B32);
         ADD(s, "mov.u32", "%s, %s", t, cl->cycle_in_cta ? g_ltid(c) : g_gtid(c));
@@ -1627,6 +1629,8 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
             ADD(s, "mov.u32", "%s, %s", r, t);
         return MB_OK;
     }
+    if (!key && (cl->span || cl->ntrips > 1))
+        key = g_key(c, cl->lane_period);
     if (cl->span) {
         const char *t = cx_reg(c, MB_REG_B32);
         ADD(s, "mul.lo.s32", "%s, %s, %u", t, key, cl->span);
@@ -1641,6 +1645,35 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
         ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
     return MB_OK;
+}
+
+/* Trip count register of loop l. */
+static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
+{
+    c->cur_block = block;
+    const mb_clone_loop *cl = &c->m->loops[l];
+    uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
+                   c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
+    return make_trip(c, s, cl, adj, c->r_trip[l], cl->outer >= 0 ? c->r_iter[cl->outer] : NULL);
+}
+
+/* The kernel's slots storing the argument that carries the callee's trip count. */
+static int is_trip_store(const ctx *c, const slot *s)
+{
+    return c->arg_trip && s->role == SLOT_PARAM && !strncmp(s->token, "st.", 3) &&
+           !strcmp(s->psym, c->m->call_params[c->arg_trip_index].name);
+}
+
+/* The callee's trip count, made once per thread where the calls need it. */
+static const char *g_callee_trip(ctx *c)
+{
+    const char *r = val_find(c, "ctrip");
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    if (make_trip(c, &c->b[c->cur_block].seqs[0], c->arg_trip, c->arg_trip_adj, r, NULL) != MB_OK)
+        c->oom = 1;
+    return val_put(c, "ctrip", r);
 }
 
 /* The pre-pass: which blocks use which per-thread value (the same names
@@ -1672,9 +1705,13 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             cond_wants(c, br->cond->expr, (int)k);
         }
     }
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i < c->b[k].nslots; i++)
+            if (is_trip_store(c, &c->b[k].slots[i]))
+                want(c, "ctrip", (int)k);
     for (size_t l = 0; l < c->nloops; l++) {
         const mb_clone_loop *cl = &c->m->loops[l];
-        if ((cl->ntrips <= 1 && !cl->span && !cl->cycle) || cl->controller < 0 || cl->outer >= 0)
+        if (!cx_trip_register(c, (int)l) || (int)l == c->arg_trip_loop)
             continue;
         if (cl->lane_period)
             snprintf(key, sizeof key, "key%u", cl->lane_period);
@@ -1779,6 +1816,17 @@ mb_status cx_assemble(ctx *c)
         c->r_iter[l] = cx_reg(c, MB_REG_B32);
         if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span || c->m->loops[l].cycle)
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
+    }
+    /* a called function receives its trip count: the load of that argument is the register */
+    for (size_t i = 0; c->arg_trip_loop >= 0 && i < c->b[0].nslots; i++) {
+        slot *s = &c->b[0].slots[i];
+        if (s->role == SLOT_PARAM && !strncmp(s->token, "ld.", 3) &&
+            !strcmp(s->psym, c->p->params[c->arg_trip_index].name)) {
+            if ((st = cx_call_form(c, s, s->token + 3, MB_REG_B32, NULL)) != MB_OK)
+                return st;
+            c->r_trip[c->arg_trip_loop] = s->dest;
+            break;
+        }
     }
     /* 1. every block's first sequence holds the per-thread values made for
      *    it (lazily, on first use); parameters are loaded in the entry block */
@@ -1950,8 +1998,7 @@ mb_status cx_assemble(ctx *c)
         if (st == MB_OK && !tq)
             st = cx_nomem(c);
         for (size_t l = 0; l < nl && st == MB_OK; l++) {
-            if ((c->m->loops[l].ntrips <= 1 && !c->m->loops[l].span && !c->m->loops[l].cycle) || c->m->loops[l].controller < 0 ||
-                c->m->loops[l].outer >= 0)
+            if (!cx_trip_register(c, (int)l) || (int)l == c->arg_trip_loop)
                 continue;
             if (hoist(c, c->b[c->f->loops[l].header].idom) == (int)k)
                 st = trip_value(c, tq, (int)l, (int)k);
@@ -2054,6 +2101,16 @@ mb_status cx_assemble(ctx *c)
         if ((st = branch_slot(c, (int)k)) != MB_OK)
             return st;
     }
+    /* 5d. the argument carrying the callee's trip count */
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i < c->b[k].nslots; i++) {
+            slot *s = &c->b[k].slots[i];
+            if (!is_trip_store(c, s))
+                continue;
+            c->cur_block = (int)k;
+            if ((st = cx_call_form(c, s, s->token + 3, MB_REG_B32, g_callee_trip(c))) != MB_OK)
+                return st;
+        }
     if (c->oom)
         return cx_nomem(c);
     /* 6. match every block's sequences, drop the fillers inserted needs

@@ -4,7 +4,8 @@
 # clone passes ptxas (when installed), runs, and has the original's CFG in
 # the kernel and in the function, the same ECounts (the function's scaled
 # by the calls the reduced kernel makes) and the function's divergent
-# branch. Recursion is refused with its reason.
+# branch. devfunc's callee receives its loop's trip count as an argument.
+# Recursion is refused with its reason.
 source "$(dirname "$0")/lib.sh"
 CALLS="$MB_SOURCE_DIR/tests/synth/calls"
 PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
@@ -37,6 +38,27 @@ for R in 1 2 max; do
   read -r _ _ da db _ <<<"$line"
   awk -v b="$db" 'BEGIN { exit !(b + 0 >= 0.9) }' && pass ||
     fail "R=$R: the function's branch diverges in $db of warp executions (original $da)"
+done
+# devfunc: the callee's per-lane digit count arrives as its first argument,
+# computed once per thread in the kernel instead of in every call
+EX="$MB_SOURCE_DIR/examples/devfunc"
+expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc.ptx" --launch "$EX/launch.json" \
+  -o "$TMP/d"
+for R in 1 2; do
+  C="$TMP/d$R"
+  expect_exit 0 "devfunc R=$R: synth" -- "$MINIBENCH" synth "$TMP/d/digit_sums.0" --reduction $R -o "$C"
+  sed -n '/^\.func/,/^}/p' "$C/clone.ptx" >"$TMP/func"
+  arg=$(grep -oE "ld\.param\.u32 %r[0-9]+, \[_Z9digit_sumjj_param_0\]" "$TMP/func" | grep -oE "%r[0-9]+")
+  expect_grep "$TMP/func" "setp\.[a-z]+\.u32 %p[0-9]+, %r[0-9]+, $arg;" "devfunc R=$R: the loop tests the argument"
+  grep -q "selp" "$TMP/func" && fail "devfunc R=$R: the callee still selects its trip count" || pass
+  expect_exit 0 "devfunc R=$R: profile the clone" -- "$MINIBENCH" profile "$C/clone.ptx" \
+    --launch "$C/launch.json" -o "$C/prof"
+  "$MINIBENCH" compare "$TMP/d/digit_sums.0" "$C/prof/digit_sums.0" --reduction $R --check >"$TMP/cmp" 2>/dev/null
+  if sed -n '/^check/,$p' "$TMP/cmp" | grep -qE "ECount|thread instructions"; then
+    fail "devfunc R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | grep -E "ECount|thread instructions" | head -1)"
+  else
+    pass
+  fi
 done
 expect_exit 1 "recursion refused" -- "$MINIBENCH" synth "$TMP/p/recurse.1" --reduction 1 -o "$TMP/r"
 expect_grep "$TMP/err" "function depth calls itself \(recursion\)" "the reason is named"
