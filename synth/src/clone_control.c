@@ -95,6 +95,16 @@ static int cond_usable(const ctx *c, int block, const mb_cond_node *n)
            affine_usable(c, block, &n->a, bits) && affine_usable(c, block, &n->b, bits);
 }
 
+/* The original's loop index a clone iteration stands for (iter_stride). */
+uint32_t cx_sampled_iter(const ctx *c, int l, uint32_t t, uint32_t iter)
+{
+    uint32_t s = c->m->loops[l].iter_stride;
+    if (s <= 1)
+        return iter;
+    uint32_t cta = c->cta[0][t] + c->p->grid[0] * (c->cta[1][t] + c->p->grid[1] * c->cta[2][t]);
+    return iter * s + cta % s;
+}
+
 static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const uint32_t *iter)
 {
     switch (n->op) {
@@ -104,7 +114,7 @@ static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const
     case MB_COND_NOT: return !cond_node_eval(c, n->args[0], t, iter);
     case MB_COND_CMP: break;
     }
-    uint64_t a = (uint64_t)cx_affine_eval(c, &n->a, t, iter), b = (uint64_t)cx_affine_eval(c, &n->b, t, iter);
+    uint64_t a = (uint64_t)cx_affine_eval(c, &n->a, t, iter, 1), b = (uint64_t)cx_affine_eval(c, &n->b, t, iter, 1);
     int k = cmp_index(n->cmp);
     int is_unsigned = k >= 6 || cx_cmp_type(n->type)[0] != 's';
     if (cx_cmp_bits(n->type) == 32) { /* the clone's 32-bit registers */
@@ -530,6 +540,18 @@ mb_status cx_classify(ctx *c)
     for (size_t l = 0; l < c->nloops; l++) {
         mb_clone_loop *cl = &m->loops[l];
         const mb_sprof_loop *sl = &c->f->loops[l];
+        /* a reduced loop's iteration j stands for R of the original's: the
+         * CTAs take turns at which, so that a comparison singling out some
+         * iterations (an edge tile, a wavefront) is met as often, by whole
+         * CTAs as in the original; j * stride + phase stays below every
+         * thread's trip count as long as the stride is at most the shortest */
+        uint64_t shortest = 0;
+        for (size_t j = 0; j < sl->trips.n && !shortest; j++)
+            if (sl->trips.key[j] >= 1)
+                shortest = (uint64_t)sl->trips.key[j];
+        cl->iter_stride = (uint32_t)(c->reduce_num && c->reduce_num < shortest ? c->reduce_num
+                                     : shortest > UINT32_MAX                   ? UINT32_MAX
+                                     : shortest ? shortest : 1);
         cl->lane_period = lane_period(c,
                                       sl->warp_activations ? (double)sl->warp_activations_differing /
                                                                  (double)sl->warp_activations

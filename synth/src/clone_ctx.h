@@ -127,7 +127,9 @@ typedef struct ctx {
         const char *reg, *parent;
         int loop, is64;
         int64_t coef;
-    } inductions[256];        /* per-iteration address registers (induction variables) */
+        uint32_t stride;      /* iterations one clone iteration advances (0: 1) */
+    } inductions[256];        /* per-iteration address registers (induction variables); one
+                                 with a stride starts at parent + coef * (cta mod stride) */
     size_t ninductions;
     struct {
         char key[40];
@@ -171,8 +173,9 @@ int cx_block_loop(const ctx *c, int block);
 int cx_var_dim(const char *var, int *dim);
 int cx_var_loop(const char *var);
 /* An affine model's value for thread t at iterations iter[] (finished
- * iterations of each loop), in wrapping 64-bit arithmetic */
-int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter);
+ * iterations of each loop; `sampled`: the original's indices they stand
+ * for, cx_sampled_iter), in wrapping 64-bit arithmetic */
+int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter, int sampled);
 
 /* clone_control.c */
 mb_status cx_classify(ctx *c);
@@ -187,6 +190,7 @@ int cx_cmp_bits(const char *type);
 const char *cx_cmp_type(const char *type);
 const char *cx_cmp_swapped(const char *cmp);
 int cx_cond_eval(const ctx *c, const mb_cond_model *m, uint32_t t, const uint32_t *iter);
+uint32_t cx_sampled_iter(const ctx *c, int l, uint32_t t, uint32_t iter);
 
 /* clone_sim.c */
 typedef struct sim_watch {

@@ -1290,7 +1290,8 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
             const char *r = NULL;
             for (size_t i = 0; i < c->ninductions && !r; i++)
                 if (c->inductions[i].parent == addr && c->inductions[i].loop == l &&
-                    c->inductions[i].coef == coef && c->inductions[i].is64 == pl->is64)
+                    c->inductions[i].coef == coef && c->inductions[i].is64 == pl->is64 &&
+                    c->inductions[i].stride == 0)
                     r = c->inductions[i].reg;
             if (!r) {
                 if (c->ninductions == sizeof c->inductions / sizeof c->inductions[0])
@@ -1302,6 +1303,7 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
                 c->inductions[c->ninductions].parent = addr;
                 c->inductions[c->ninductions].loop = l;
                 c->inductions[c->ninductions].coef = coef;
+                c->inductions[c->ninductions].stride = 0;
                 c->inductions[c->ninductions++].is64 = pl->is64;
             }
             addr = r;
@@ -1402,9 +1404,11 @@ static const char *cond_operand(ctx *c, const mb_affine *a, int is64, int is_uns
     size_t n = loop_terms(c, a, loop, coef);
     for (size_t k = 0; k < n && v; k++) {
         const char *r = NULL;
+        uint32_t stride = c->m->loops[loop[k]].iter_stride;
         for (size_t i = 0; i < c->ninductions && !r; i++)
             if (!strcmp(c->inductions[i].parent, v) && c->inductions[i].loop == loop[k] &&
-                c->inductions[i].coef == coef[k] && c->inductions[i].is64 == is64)
+                c->inductions[i].coef == coef[k] && c->inductions[i].is64 == is64 &&
+                c->inductions[i].stride == stride)
                 r = c->inductions[i].reg;
         if (!r && make && c->ninductions < sizeof c->inductions / sizeof c->inductions[0]) {
             r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
@@ -1412,6 +1416,7 @@ static const char *cond_operand(ctx *c, const mb_affine *a, int is64, int is_uns
             c->inductions[c->ninductions].parent = v;
             c->inductions[c->ninductions].loop = loop[k];
             c->inductions[c->ninductions].coef = coef[k];
+            c->inductions[c->ninductions].stride = stride;
             c->inductions[c->ninductions++].is64 = is64;
         }
         v = r;
@@ -1655,6 +1660,22 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
     uint32_t adj = cl->controller >= 0 && c->b[cl->controller].cond &&
                    c->m->branches[c->b[cl->controller].branch].rule == MB_RULE_LOOP_EXIT;
     return make_trip(c, s, cl, adj, c->r_trip[l], cl->outer >= 0 ? c->r_iter[cl->outer] : NULL);
+}
+
+/* The CTA's phase among `stride` (cx_sampled_iter): its linear index mod stride. */
+static const char *g_phase(ctx *c, uint32_t stride)
+{
+    char key[40];
+    snprintf(key, sizeof key, "phase%u", stride);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
+    pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, g_cta(c)));
+    if (mod_const(c, &c->b[c->cur_block].seqs[0], r, ctas ? ctas - 1 : 0, stride) != MB_OK)
+        c->oom = 1;
+    return val_put(c, key, r);
 }
 
 /* The kernel's slots storing the argument that carries the callee's trip count. */
@@ -2062,8 +2083,9 @@ mb_status cx_assemble(ctx *c)
             for (size_t k = 0; k < c->b[ed->from].nslots; k++)
                 if (c->b[ed->from].slots[k].role == SLOT_MEM)
                     a->min_start = k + 1;
+            uint32_t stride = c->inductions[i].stride ? c->inductions[i].stride : 1;
             ADD(a, w ? "add.s64" : "add.s32", "%s, %s, %lld", c->inductions[i].reg,
-                c->inductions[i].reg, (long long)c->inductions[i].coef);
+                c->inductions[i].reg, (long long)(c->inductions[i].coef * stride));
         }
         for (size_t k = 0; k < c->nb; k++) {
             if (c->in_loop[l][k])
@@ -2076,7 +2098,21 @@ mb_status cx_assemble(ctx *c)
             need_seq *r = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!r)
                 return cx_nomem(c);
-            ADD(r, w ? "mov.u64" : "mov.u32", "%s, %s", c->inductions[i].reg, c->inductions[i].parent);
+            if (c->inductions[i].stride <= 1) {
+                ADD(r, w ? "mov.u64" : "mov.u32", "%s, %s", c->inductions[i].reg, c->inductions[i].parent);
+                continue;
+            }
+            /* starts at the CTA's phase (cx_sampled_iter) */
+            c->cur_block = (int)k;
+            const char *ph = g_phase(c, c->inductions[i].stride), *reg = c->inductions[i].reg;
+            const char *parent = c->inductions[i].parent;
+            int32_t coef = (int32_t)c->inductions[i].coef;
+            if (parent[0] == '%') {
+                ADD(r, w ? "mad.wide.s32" : "mad.lo.s32", "%s, %s, %d, %s", reg, ph, coef, parent);
+            } else {
+                ADD(r, w ? "mul.wide.s32" : "mul.lo.s32", "%s, %s, %d", reg, ph, coef);
+                ADD(r, w ? "add.s64" : "add.s32", "%s, %s, %s", reg, reg, parent);
+            }
         }
     }
     /* 5c. loop counter resets and branches */

@@ -66,7 +66,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                     if (pl->kind != PLAN_AFFINE || mm->insn < c->f->blocks[b].first_insn ||
                         mm->insn >= c->f->blocks[b].first_insn + c->f->blocks[b].nchain)
                         continue;
-                    int64_t v = cx_affine_eval(c, &mm->affine, t, iter);
+                    int64_t v = cx_affine_eval(c, &mm->affine, t, iter, 0);
                     if (!pl->seen || v < pl->lo)
                         pl->lo = v;
                     if (!pl->seen || v > pl->hi)

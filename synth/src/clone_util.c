@@ -137,7 +137,7 @@ int cx_var_loop(const char *var)
     return *end || l < 0 || l > 1 << 20 ? -1 : (int)l;
 }
 
-int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter)
+int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint32_t *iter, int sampled)
 {
     /* wrapping arithmetic, as the clone's registers compute it */
     uint64_t v = (uint64_t)a->constant;
@@ -147,7 +147,7 @@ int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint3
         if (cx_var_dim(a->var[i], &dim))
             x = dim < 3 ? c->tid[dim][t] : c->cta[dim - 3][t];
         else if ((l = cx_var_loop(a->var[i])) >= 0 && (size_t)l < c->nloops)
-            x = iter[l]; /* finished iterations: the 0-based index */
+            x = sampled ? cx_sampled_iter(c, l, t, iter[l]) : iter[l]; /* finished iterations */
         v += (uint64_t)a->coef[i] * x;
     }
     return (int64_t)v;

@@ -81,13 +81,17 @@ static void test_cases_and_counts(void **state)
     assert_true(fabs(m->expected_ecount[2] - 64) < 1e-9);
     assert_int_equal(m->loops[0].ntrips, 1);
     assert_int_equal(m->loops[0].trip[0], 4);
+    assert_int_equal(m->loops[0].iter_stride, 1);
     mb_clone_free(m);
     /* R = 2 halves the loop, R = 3 rounds down, 8 and max keep one iteration */
     const double rs[] = {2, 3, 8, 0};
     const uint32_t trips[] = {2, 1, 1, 1};
+    /* a clone iteration stands for R of the original's, at most the trip count */
+    const uint32_t strides[] = {2, 3, 4, 4};
     for (int i = 0; i < 4; i++) {
         m = build(p, rs[i], 1);
         assert_int_equal(m->loops[0].trip[0], trips[i]);
+        assert_int_equal(m->loops[0].iter_stride, strides[i]);
         assert_true(fabs(m->expected_ecount[1] - 32.0 * trips[i]) < 1e-9);
         assert_true(fabs(m->expected_ecount[1] - mb_sprof_expected_ecount(p, 1, rs[i])) < 1e-9);
         assert_true(fabs(m->expected_ecount[0] - 64) < 1e-9);

@@ -301,6 +301,8 @@ typedef struct mb_clone_loop {
     int controller;        /**< block whose branch governs the trip count, -1 if none */
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
                                 (the key is its counter), not the thread */
+    uint32_t iter_stride;  /**< compared loop indices: iteration j of CTA c stands for the
+                                original's j * iter_stride + c mod iter_stride */
 } mb_clone_loop;
 
 /** One instruction of the clone, already in PTX syntax pieces. */
