@@ -592,6 +592,20 @@ static const char *g_gxy(ctx *c, int dim, int64_t scale)
     return val_put(c, key, r);
 }
 
+/* Coefficient of each coordinate in the global thread index (equation 1). */
+static int64_t gtid_coef(const ctx *c, int d)
+{
+    const uint32_t *bd = c->m->block, *gd = c->m->grid;
+    switch (d) {
+    case 0: return 1;
+    case 1: return bd[0];
+    case 2: return (int64_t)bd[0] * bd[1];
+    case 3: return c->tpc;
+    case 4: return (int64_t)c->tpc * gd[0];
+    default: return (int64_t)c->tpc * gd[0] * gd[1];
+    }
+}
+
 /* --------------------------------------------- the original's comparisons
  * A compared value is constant + thread terms + iteration terms: the
  * constant and thread terms are a per-thread value made once, outside
@@ -613,6 +627,46 @@ static int thread_terms(const ctx *c, const mb_affine *a, int64_t coef[6])
     return any;
 }
 
+/* The key of a thread part (constant 0) the clone makes anyway: a
+ * coordinate, the global thread index, or ctaid * S + tid (32 bits). */
+static int shared_key(const ctx *c, const int64_t coef[6], char *key, size_t size)
+{
+    int nz = 0, last = 0;
+    for (int d = 0; d < 6; d++)
+        if (coef[d]) {
+            nz++;
+            last = d;
+        }
+    if (nz == 1 && coef[last] == 1) {
+        snprintf(key, size, "coord%d", last);
+        return 1;
+    }
+    int linear = coef[0] == 1;
+    for (int d = 1; d < 6 && linear; d++)
+        linear = coef[d] == (extent(c, d) > 1 ? gtid_coef(c, d) : 0);
+    if (linear) {
+        snprintf(key, size, "gtid");
+        return 1;
+    }
+    for (int d = 0; d < 3; d++)
+        if (nz == 2 && coef[d] == 1 && coef[3 + d]) {
+            snprintf(key, size, "g%d:%lld", d, (long long)coef[3 + d]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The register of a shared_key value. */
+static const char *g_shared(ctx *c, const char *key)
+{
+    if (!strncmp(key, "coord", 5))
+        return g_coord(c, key[5] - '0');
+    if (!strcmp(key, "gtid"))
+        return g_gtid(c);
+    int d = key[1] - '0';
+    return g_gxy(c, d, strtoll(key + 3, NULL, 10));
+}
+
 /* The key of the per-thread value holding the thread part of `a`, or 0
  * when the part is the constant alone (an immediate). */
 static int tpart_key(ctx *c, const mb_affine *a, int is64, char *key, size_t size)
@@ -620,23 +674,8 @@ static int tpart_key(ctx *c, const mb_affine *a, int is64, char *key, size_t siz
     int64_t coef[6];
     if (!thread_terms(c, a, coef))
         return 0;
-    if (!is64 && a->constant == 0) {
-        int nz = 0, last = 0;
-        for (int d = 0; d < 6; d++)
-            if (coef[d]) {
-                nz++;
-                last = d;
-            }
-        if (nz == 1 && coef[last] == 1) {
-            snprintf(key, size, "coord%d", last);
-            return 1;
-        }
-        for (int d = 0; d < 3; d++)
-            if (nz == 2 && coef[d] == 1 && coef[3 + d]) {
-                snprintf(key, size, "g%d:%lld", d, (long long)coef[3 + d]);
-                return 1;
-            }
-    }
+    if (!is64 && a->constant == 0 && shared_key(c, coef, key, size))
+        return 1;
     size_t i = 0;
     while (i < c->ntparts && (c->tparts[i].is64 != is64 || c->tparts[i].constant != a->constant ||
                               memcmp(c->tparts[i].coef, coef, sizeof(coef))))
@@ -669,12 +708,8 @@ static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned
         return imm_text(c, a->constant, is64, is_unsigned);
     int64_t coef[6];
     thread_terms(c, a, coef);
-    if (k > 0 && !strncmp(key, "coord", 5))
-        return g_coord(c, key[5] - '0');
-    if (k > 0 && key[0] == 'g')
-        for (int d = 0; d < 3; d++)
-            if (coef[d] == 1 && coef[3 + d])
-                return g_gxy(c, d, coef[3 + d]);
+    if (k > 0 && strncmp(key, "tp", 2))
+        return g_shared(c, key);
     const char *r = k > 0 ? val_find(c, key) : NULL;
     if (r)
         return r;
@@ -684,24 +719,36 @@ static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned
         c->cur_block = val_block(c);
     }
     r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    char base[40];
     int first = 1;
+    if (!is64 && shared_key(c, coef, base, sizeof base)) {
+        /* a value the clone has, plus the constant (as `i + 128` is compiled) */
+        pro_add(c, "add.s32", cx_fmt(c, "%s, %s, %s", r, g_shared(c, base), imm_text(c, a->constant, 0, 0)));
+        memset(coef, 0, sizeof(coef));
+        first = -1;
+    }
+    /* 32 bits: a coordinate of coefficient 1 is the first multiply-add's addend */
+    int addend = -1;
+    for (int d = 0; d < 6 && !is64 && first > 0; d++)
+        if (coef[d] == 1 && addend < 0)
+            addend = d;
+    const char *acc = addend >= 0 ? g_coord(c, addend) : NULL;
     for (int d = 0; d < 6; d++) {
-        if (!coef[d])
+        if (!coef[d] || d == addend)
             continue;
         const char *x = g_coord(c, d);
         if (is64)
-            pro_add(c, first ? "mul.wide.s32" : "mad.wide.s32",
-                    first ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
-                          : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
-        else if (first && coef[d] == 1)
-            pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, x));
+            pro_add(c, first > 0 ? "mul.wide.s32" : "mad.wide.s32",
+                    first > 0 ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
+                              : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
+        else if (first > 0 && !acc)
+            pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d]));
         else
-            pro_add(c, first ? "mul.lo.s32" : "mad.lo.s32",
-                    first ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
-                          : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], acc ? acc : r));
+        acc = NULL;
         first = 0;
     }
-    if (a->constant)
+    if (a->constant && first >= 0)
         pro_add(c, is64 ? "add.s64" : "add.s32",
                 cx_fmt(c, "%s, %s, %s", r, r, imm_text(c, a->constant, is64, 0)));
     if (k > 0)
@@ -738,21 +785,6 @@ static int address_in_block(const ctx *c, const memplan *pl)
         if (!strcmp(c->f->blocks[k].chain[i], add))
             return 1;
     return 0;
-}
-
-/* The thread-constant part of an access's address, in block `at`. */
-/* Coefficient of each coordinate in the global thread index (equation 1). */
-static int64_t gtid_coef(const ctx *c, int d)
-{
-    const uint32_t *bd = c->m->block, *gd = c->m->grid;
-    switch (d) {
-    case 0: return 1;
-    case 1: return bd[0];
-    case 2: return (int64_t)bd[0] * bd[1];
-    case 3: return c->tpc;
-    case 4: return (int64_t)c->tpc * gd[0];
-    default: return (int64_t)c->tpc * gd[0] * gd[1];
-    }
 }
 
 static const char *filler_choice(ctx *c, int block, const char *a, const char *b)
@@ -1104,6 +1136,7 @@ static const char *array_address(ctx *c, int array, int is64)
     return r;
 }
 
+/* The thread-constant part of an access's address, in block `block`. */
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
 {
     c->cur_block = block;

@@ -136,6 +136,11 @@ static void test_compare_rule(void **state)
                     "{\"exact\": true, \"constant\": 0, \"terms\": {\"tid.x\": 1, \"ctaid.x\": 32}}",
                     AFFINE_16),
          "setp.ge.s64", 64},
+        /* the global index the clone makes anyway, plus the constant: one add */
+        {COND_MODEL("false", "ge", "u32",
+                    "{\"exact\": true, \"constant\": -16, \"terms\": {\"tid.x\": 1, \"ctaid.x\": 32}}",
+                    AFFINE_16),
+         ", -16;", 64},
         {", \"condition_model\": {\"exact\": true, \"negate\": false, \"expr\": {\"op\": \"not\", "
          "\"args\": [{\"op\": \"cmp\", \"insn\": 0, \"line\": 9, \"cmp\": \"lt\", \"type\": \"s16\", "
          "\"a\": " AFFINE_TID_X ", \"b\": " AFFINE_16 "}]}}",
