@@ -357,22 +357,22 @@ static inline uint32_t shape_set(const prof_cond_exec *ex)
     return h % SHAPE_SETS;
 }
 
-/* The shape of the execution's tag and lanes, a fresh one (replacing
- * another) when `make`, else NULL. */
+/* The shape of the execution's tag and lanes; a fresh one, replacing
+ * another, when there is none (its operands recorded nothing yet). */
 static prof_cond_shape *shape_find(struct prof_cond_shapes *shapes, const prof_cond_exec *ex,
-                                   int make)
+                                   uint32_t nf)
 {
     const uint32_t set = shape_set(ex);
     prof_cond_shape *ways = shapes->way[set];
     for (uint32_t w = 0; w < SHAPE_WAYS; w++)
         if (ways[w].mask == ex->executed && ways[w].tag == ex->warp_tag)
             return &ways[w];
-    if (!make)
-        return NULL;
     prof_cond_shape *sh = &ways[shapes->victim[set]];
     shapes->victim[set] = (uint8_t)((shapes->victim[set] + 1) % SHAPE_WAYS);
     sh->tag = ex->warp_tag;
     sh->mask = ex->executed;
+    for (uint32_t f = 3; f < nf; f++)
+        sh->u[f] = ex->feature_uniform[f];
     sh->op[0].gen = sh->op[1].gen = 0;
     return sh;
 }
@@ -467,8 +467,8 @@ static void shape_record(const prof_cond_fit *cf, unsigned k, shape_operand *so,
     so->gen = a->gen;
 }
 
-/* Empty shapes: only the tags need clearing (a profile makes one per
- * comparison and launch, and they are large). */
+/* Empty shapes: only what finds them needs clearing (a profile makes one
+ * per comparison and launch, and they are large). */
 static struct prof_cond_shapes *shapes_new(void)
 {
     struct prof_cond_shapes *shapes = malloc(sizeof(*shapes));
@@ -476,7 +476,7 @@ static struct prof_cond_shapes *shapes_new(void)
         return NULL;
     for (uint32_t set = 0; set < SHAPE_SETS; set++) {
         for (uint32_t w = 0; w < SHAPE_WAYS; w++)
-            shapes->way[set][w].tag = 0;
+            shapes->way[set][w].tag = shapes->way[set][w].mask = 0;
         shapes->victim[set] = 0;
     }
     return shapes;
@@ -517,21 +517,17 @@ void prof_cond_fit_add(prof_cond_fit *cf, const prof_cond_exec *ex)
                 values_of(kind, ex->values[k], (uint32_t)__builtin_ctz(ex->executed), NULL, 1, &v);
                 cf->constant[k] = (int64_t)(v ^ (prof_cond_signed(kind) ? PROF_COND_BIAS : 0));
             }
-    if (!ex->uniform || ex->warp_tag < 1 || ex->warp_tag > 32 ||
-        (kind != PROF_COND_S32 && kind != PROF_COND_U32)) {
+    const int shaped = ex->uniform && ex->warp_tag >= 1 && ex->warp_tag <= 32 &&
+                       (kind == PROF_COND_S32 || kind == PROF_COND_U32);
+    /* out of memory for the shapes: the full check every time */
+    if (!shaped || (!cf->shapes && !(cf->shapes = shapes_new()))) {
         for (unsigned k = 0; k < 2; k++)
             if (operand_open(cf, k))
                 fit_operand(cf, k, ex);
         return;
     }
-    if (!cf->shapes && !(cf->shapes = shapes_new())) {
-        for (unsigned k = 0; k < 2; k++) /* out of memory: the full check every time */
-            if (operand_open(cf, k))
-                fit_operand(cf, k, ex);
-        return;
-    }
     const uint32_t lo = (uint32_t)__builtin_ctz(ex->executed), nf = cf->op[0].nf;
-    prof_cond_shape *sh = shape_find(cf->shapes, ex, 1);
+    prof_cond_shape *sh = shape_find(cf->shapes, ex, nf);
     const int64_t *u = ex->feature_uniform;
     uint64_t d[PM_MAXCOL];
     uint32_t changed = 0;
