@@ -383,8 +383,13 @@ void exec_observe(exec_warp *w, const xinsn *x, uint32_t active, uint32_t mask)
                         .warp = w->index,
                         .active = active,
                         .executed = mask};
-    if (x->opcode == MB_OP_BRA || x->opcode == MB_OP_BRX)
+    if (x->opcode == MB_OP_BRA || x->opcode == MB_OP_BRX) {
         ev.taken = w->taken;
+    } else if (x->opcode == MB_OP_SETP) {
+        /* setp writes only predicates: its sources still hold what it compared */
+        ev.compared[0] = xr32(w, x->op[2]);
+        ev.compared[1] = xr32(w, x->op[3]);
+    }
     if (mb_opcode_get((mb_opcode)x->opcode)->flags & MB_OPF_M) { /* run_warp never observes the exit pseudo-instruction */
         ev.space = (mb_space)w->access_space;
         ev.access_bytes = w->access_bytes;

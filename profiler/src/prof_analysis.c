@@ -39,6 +39,9 @@ static void func_static_free(prof_func_static *s)
     free(s->info);
     free(s->edges);
     free(s->loop_member);
+    free(s->conds);
+    free(s->cond_of);
+    free(s->launch_const);
     mb_cfg_free(&s->cfg);
     free(s);
 }
@@ -58,6 +61,43 @@ static void loop_features(const mb_cfg *cfg, int b, insn_info *ii)
     ii->nloops = (uint8_t)k;
     for (int j = 0; j < k; j++)
         ii->loops[j] = (int16_t)chain[k - 1 - j];
+}
+
+/* The condition models of the conditional branches, and which setps the
+ * collector fits for them (the integer ones). 0 when out of memory. */
+static int conditions(const mb_function *fn, prof_func_static *s)
+{
+    const uint32_t n = fn->ninsns;
+    uint32_t count = 0;
+    s->cond_of = malloc(((size_t)n + 1) * sizeof(int32_t));
+    s->launch_const = calloc((size_t)n + 1, 1);
+    if (!s->cond_of || !s->launch_const)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        s->cond_of[i] = -1;
+        count += s->info[i].cond_branch;
+    }
+    if (!count)
+        return 1;
+    s->conds = malloc(count * sizeof(prof_cond_model));
+    if (!s->conds)
+        return 0;
+    uint32_t made = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!s->info[i].cond_branch || !prof_cond_resolve(fn, &s->cfg, i, &s->conds[made]))
+            continue;
+        const prof_cond_model *m = &s->conds[made];
+        for (uint32_t k = 0; k < m->nnodes; k++) {
+            const uint32_t leaf = m->node[k].insn;
+            if (m->node[k].op != PROF_COND_CMP || prof_cond_kind_of(&fn->insns[leaf]) == PROF_COND_FLOAT)
+                continue;
+            s->info[leaf].cmp_leaf = 1;
+            s->launch_const[leaf] = (uint8_t)(prof_cond_launch_constant(fn, &s->cfg, leaf, 0) |
+                                              prof_cond_launch_constant(fn, &s->cfg, leaf, 1) << 1);
+        }
+        s->cond_of[i] = (int32_t)made++;
+    }
+    return 1;
 }
 
 static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func_static **out,
@@ -115,8 +155,16 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
         ii->barrier = (uint8_t)is_barrier(insn);
         ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
         ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
-        ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem;
         loop_features(cfg, b, ii);
+    }
+    if (!conditions(fn, s)) {
+        func_static_free(s);
+        return nomem(err);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        insn_info *ii = &s->info[i];
+        ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem |
+                      ii->cmp_leaf;
     }
     *out = s;
     return MB_OK;

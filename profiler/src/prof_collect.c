@@ -35,8 +35,12 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     f->edges = malloc(((size_t)ne + 1) * sizeof(mb_edge_profile));
     f->loops = calloc((size_t)nl + 1, sizeof(loop_stats));
     f->mems = calloc((size_t)n + 1, sizeof(prof_mem *));
+    f->conds = a->conds;
+    f->cond_of = a->cond_of;
+    f->launch_const = a->launch_const;
+    f->cmps = calloc((size_t)n + 1, sizeof(prof_cond_fit *));
     if (!f->insn_warps || !f->insn_threads || !f->br || !f->blocks || !f->edges || !f->loops ||
-        !f->mems)
+        !f->mems || !f->cmps)
         return nomem(err);
     memcpy(f->edges, a->edges, ((size_t)ne + 1) * sizeof(mb_edge_profile));
     f->nedges = ne;
@@ -48,6 +52,9 @@ static void func_free(func_prof *f)
     if (f->mems)
         for (uint32_t i = 0; i < f->fn->ninsns; i++)
             prof_mem_free(f->mems[i]);
+    if (f->cmps)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+            prof_cond_fit_free(f->cmps[i]);
     if (f->loops)
         for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_free(&f->loops[l].trips);
@@ -58,6 +65,7 @@ static void func_free(func_prof *f)
     free(f->edges);
     free(f->loops);
     free(f->mems);
+    free(f->cmps);
 }
 
 /* ------------------------------------------------------ warp state */
@@ -79,13 +87,18 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
         wf->in_loop = calloc((size_t)nl + 1, sizeof(uint32_t));
         wf->iter_uniform = calloc((size_t)nl + 1, 1);
         wf->iter_value = calloc((size_t)nl + 1, sizeof(int64_t));
+        wf->front_mask = calloc((size_t)nl + 1, sizeof(uint32_t));
+        wf->front_value = calloc((size_t)nl + 1, sizeof(int64_t));
         wf->activation = calloc((size_t)nl * 32 + 1, sizeof(uint32_t));
         wf->act_min = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
         wf->act_max = calloc((size_t)nl * PROF_MAX_ACTIVATIONS + 1, sizeof(uint32_t));
         if (!wf->block_mask || !wf->edge_mask || !wf->iter || !wf->in_loop || !wf->activation ||
-            !wf->act_min || !wf->act_max || !wf->iter_uniform || !wf->iter_value) {
+            !wf->act_min || !wf->act_max || !wf->iter_uniform || !wf->iter_value ||
+            !wf->front_mask || !wf->front_value) {
             free(wf->iter_uniform);
             free(wf->iter_value);
+            free(wf->front_mask);
+            free(wf->front_value);
             free(wf->block_mask);
             free(wf->edge_mask);
             free(wf->iter);
@@ -104,6 +117,7 @@ static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
     memset(wf->edge_mask, 0, f->nedges * sizeof(uint32_t));
     memset(wf->in_loop, 0, nl * sizeof(uint32_t));
     memset(wf->iter_uniform, 1, nl);
+    memset(wf->front_mask, 0, nl * sizeof(uint32_t));
     memset(wf->activation, 0, (size_t)nl * 32 * sizeof(uint32_t));
     for (size_t k = 0; k < (size_t)nl * PROF_MAX_ACTIVATIONS; k++) {
         wf->act_min[k] = UINT32_MAX;
@@ -251,6 +265,18 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
         for (uint32_t c = fresh; c; c &= c - 1)
             it[__builtin_ctz(c)] = 0;
         wf->in_loop[L] = in | fresh;
+        /* lanes leaving a loop one by one stay in it (at their last
+         * iteration) until they reconverge: the lanes still iterating share
+         * one iteration though, which the front keeps */
+        if (!fresh && (m & ~wf->front_mask[L]) == 0) {
+            wf->front_mask[L] = m;
+            wf->front_value[L]++;
+        } else if (fresh == m) {
+            wf->front_mask[L] = m;
+            wf->front_value[L] = 0;
+        } else {
+            wf->front_mask[L] = 0;
+        }
         if (in == 0) {
             wf->iter_uniform[L] = 1;
             wf->iter_value[L] = 0;
@@ -329,6 +355,43 @@ static const uint8_t lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
                                           11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                           22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
+/* The affine features of an event's lanes as columns (prof_mem_request):
+ * the warp's thread ids, the CTA id (uniform) and the lanes' iteration
+ * counters, all read in place. A loop's counter is uniform when every lane
+ * in the loop has the same iteration, or when `front` is set and the lanes
+ * that executed are those that entered the header together last. Returns
+ * whether every feature but the thread ids is uniform. */
+static inline __attribute__((always_inline)) int
+lane_features(const mb_profile *p, const warp_func *wf, const insn_info *ii, const mb_insn_event *ev,
+              int front, const int64_t **cols, int64_t *uniform)
+{
+    const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
+    const uint8_t *same = p->tid_uniform + (size_t)ev->warp * 3;
+    for (uint32_t k = 0; k < 3; k++) { /* e.g. tid.z of a 2D block: one value per warp */
+        cols[k] = same[k] ? NULL : tids + 32 * k;
+        uniform[k] = tids[32 * k];
+    }
+    cols[3] = cols[4] = cols[5] = NULL;
+    uniform[3] = ev->ctaid.x;
+    uniform[4] = ev->ctaid.y;
+    uniform[5] = ev->ctaid.z;
+    int all = 1;
+    for (uint32_t k = 0; k < ii->nloops; k++) {
+        uint32_t L = (uint32_t)ii->loops[k];
+        if (wf->iter_uniform[L]) { /* a converged loop: one value for the warp */
+            cols[6 + k] = NULL;
+            uniform[6 + k] = wf->iter_value[L];
+        } else if (front && (ev->executed & ~wf->front_mask[L]) == 0) {
+            cols[6 + k] = NULL;
+            uniform[6 + k] = wf->front_value[L];
+        } else {
+            cols[6 + k] = wf->iter + (size_t)L * 32;
+            all = 0;
+        }
+    }
+    return all;
+}
+
 static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
                          const mb_insn_event *ev)
 {
@@ -371,36 +434,46 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         req.addrs = addrs;
         req.lane_index = lane_index;
     }
-    /* features as columns: the warp's thread ids, the CTA id (uniform) and
-     * the lanes' iteration counters, all read in place */
     const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
     int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
     if (prof_mem_needs_features(pm)) {
-        const int64_t *tids = p->tid_table + (size_t)ev->warp * 96;
-        const uint8_t *same = p->tid_uniform + (size_t)ev->warp * 3;
-        for (uint32_t k = 0; k < 3; k++) { /* e.g. tid.z of a 2D block: one value per warp */
-            cols[k] = same[k] ? NULL : tids + 32 * k;
-            uniform[k] = tids[32 * k];
-        }
-        cols[3] = cols[4] = cols[5] = NULL;
-        uniform[3] = ev->ctaid.x;
-        uniform[4] = ev->ctaid.y;
-        uniform[5] = ev->ctaid.z;
-        for (uint32_t k = 0; k < ii->nloops; k++) {
-            uint32_t L = (uint32_t)ii->loops[k];
-            if (wf->iter_uniform[L]) { /* a converged loop: one value for the warp */
-                cols[6 + k] = NULL;
-                uniform[6 + k] = wf->iter_value[L];
-            } else {
-                cols[6 + k] = wf->iter + (size_t)L * 32;
-            }
-        }
+        lane_features(p, wf, ii, ev, 0, cols, uniform);
         req.feature_lanes = cols;
         req.feature_uniform = uniform;
         req.warp_tag = ev->warp + 1;
     }
     if (!prof_mem_add(pm, &req))
         p->oom = 1;
+}
+
+/* An integer comparison in a condition model: its operands' affine fits. */
+static void compare_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
+                          const mb_insn_event *ev)
+{
+    const insn_info *ii = &f->info[insn];
+    prof_cond_fit *cf = f->cmps[insn];
+    if (!cf) {
+        cf = f->cmps[insn] = prof_cond_fit_new(f->fn, &f->fn->insns[insn], 6u + ii->nloops,
+                                               f->launch_const[insn]);
+        if (!cf) {
+            p->oom = 1;
+            return;
+        }
+    }
+    if (!prof_cond_fit_open(cf)) {
+        cf->execs++;
+        return;
+    }
+    const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
+    int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
+    const int all = lane_features(p, wf, ii, ev, 1, cols, uniform);
+    const prof_cond_exec ex = {.executed = ev->executed,
+                               .values = {ev->compared[0], ev->compared[1]},
+                               .feature_lanes = cols,
+                               .feature_uniform = uniform,
+                               .warp_tag = ev->warp + 1,
+                               .uniform = all};
+    prof_cond_fit_add(cf, &ex);
 }
 
 static void on_insn(void *ctx, const mb_insn_event *ev)
@@ -452,6 +525,8 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     /* parameter reads are not memory traffic of interest */
     if (ii->mem && ev->addrs && ev->executed && ev->space != MB_SPACE_PARAM)
         memory_event(p, f, wf, insn, ev);
+    if (ii->cmp_leaf && ev->compared[0] && ev->executed)
+        compare_event(p, f, wf, insn, ev);
     if (ii->leaves && ev->executed)
         function_exit(f, wf, ii->block, ev->executed);
 }
@@ -577,6 +652,8 @@ void mb_profile_free(mb_profile *p)
                 free(wf->iter);
                 free(wf->iter_uniform);
                 free(wf->iter_value);
+                free(wf->front_mask);
+                free(wf->front_value);
                 free(wf->in_loop);
                 free(wf->activation);
                 free(wf->act_min);

@@ -2,7 +2,7 @@
 #ifndef MB_PROF_INTERNAL_H
 #define MB_PROF_INTERNAL_H
 
-#include "prof.h"
+#include "prof_cond.h"
 
 enum {
     PROF_MAX_LOOP_FEATURES = 10, /* enclosing loops whose iteration index feeds address models */
@@ -17,6 +17,7 @@ typedef struct insn_info {
     uint8_t barrier;     /* a CTA barrier (SCount) */
     uint8_t leaves;      /* ret or exit */
     uint8_t mem;         /* touches memory */
+    uint8_t cmp_leaf;    /* an integer setp in a branch's condition model: its operands are fitted */
     uint8_t special;     /* any of the above: the instruction needs more than counting */
     uint8_t nloops;      /* enclosing loops used as address features */
     int16_t loops[PROF_MAX_LOOP_FEATURES]; /* outermost first */
@@ -45,6 +46,9 @@ typedef struct prof_func_static {
     mb_edge_profile *edges; /* in CFG successor order: from, to and back; counts zero */
     uint32_t nedges;
     uint8_t *loop_member;   /* nloops x nblocks */
+    prof_cond_model *conds; /* condition models of the conditional branches that have one */
+    int32_t *cond_of;       /* per instruction: its model in conds, or -1 */
+    uint8_t *launch_const;  /* per instruction (cmp_leaf): bit k, operand k is a launch constant */
 } prof_func_static;
 
 /* The analyses of function `index` of the program's module, built on first
@@ -68,6 +72,10 @@ typedef struct func_prof {
     uint32_t nedges;
     loop_stats *loops;
     prof_mem **mems;        /* per instruction, created on first execution */
+    const prof_cond_model *conds; /* the program's analyses (prof_func_static) */
+    const int32_t *cond_of;
+    const uint8_t *launch_const;
+    prof_cond_fit **cmps;   /* per instruction (cmp_leaf), created on first execution */
     uint64_t calls;
     mb_func_profile view;
 } func_prof;
@@ -86,6 +94,9 @@ typedef struct warp_func {
     uint32_t *in_loop;     /* per loop: lanes inside an activation */
     uint8_t *iter_uniform; /* per loop: every lane in in_loop has iteration iter_value */
     int64_t *iter_value;
+    uint32_t *front_mask;  /* per loop: lanes that entered its header together last, all with
+                              iteration front_value (0: none known) */
+    int64_t *front_value;
     uint32_t *activation;  /* nloops x 32: activations each lane has finished */
     uint32_t *act_min, *act_max; /* nloops x PROF_MAX_ACTIVATIONS: trip range per activation number */
 } warp_func;

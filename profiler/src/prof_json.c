@@ -162,6 +162,73 @@ static json_t *base_json(const mb_module *m, const func_prof *f, uint32_t insn)
 
 static const char *const feature_names[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
 
+/* An affine model over the features of instruction `ii` (prof.h): coef[0]
+ * the constant, then one coefficient per feature; zero terms left out. */
+static json_t *affine_json(int exact, const int64_t *coef, uint32_t ncoef, const insn_info *ii)
+{
+    json_t *aff = json_object();
+    json_object_set_new(aff, "exact", json_boolean(exact));
+    if (exact) {
+        json_object_set_new(aff, "constant", json_integer((json_int_t)coef[0]));
+        json_t *terms = json_object();
+        for (uint32_t k = 1; k < ncoef; k++) {
+            if (coef[k] == 0)
+                continue;
+            char name[32];
+            if (k - 1 < 6)
+                snprintf(name, sizeof(name), "%s", feature_names[k - 1]);
+            else
+                snprintf(name, sizeof(name), "iter.loop%d", ii->loops[k - 7]);
+            json_object_set_new(terms, name, json_integer((json_int_t)coef[k]));
+        }
+        json_object_set_new(aff, "terms", terms);
+    }
+    return aff;
+}
+
+/* Node k of a condition model; *exact is cleared when a comparison or an
+ * operand has no exact model. */
+static json_t *cond_node_json(const func_prof *f, const prof_cond_model *m, uint32_t k, int *exact)
+{
+    static const char *const ops[] = {"cmp", "and", "or", "xor", "not"};
+    const prof_cond_node *n = &m->node[k];
+    json_t *o = json_object();
+    json_object_set_new(o, "op", json_string(ops[n->op]));
+    if (n->op != PROF_COND_CMP) {
+        json_t *args = json_array();
+        json_array_append_new(args, cond_node_json(f, m, n->arg[0], exact));
+        if (n->op != PROF_COND_NOT)
+            json_array_append_new(args, cond_node_json(f, m, n->arg[1], exact));
+        json_object_set_new(o, "args", args);
+        return o;
+    }
+    const mb_insn *setp = &f->fn->insns[n->insn];
+    json_object_set_new(o, "insn", jint(n->insn));
+    json_object_set_new(o, "line", jint((uint64_t)setp->line));
+    json_object_set_new(o, "cmp", json_string(prof_cond_cmp_name(setp)));
+    json_object_set_new(o, "type", json_string(mb_type_name(mb_insn_type(setp, 0))));
+    for (unsigned op = 0; op < 2; op++) {
+        int64_t coef[PM_MAXCOL];
+        uint32_t ncoef = 0;
+        const int ok = prof_cond_operand(f->cmps[n->insn], f->fn, setp, op, coef, &ncoef);
+        *exact &= ok;
+        json_object_set_new(o, op ? "b" : "a", affine_json(ok, coef, ncoef, &f->info[n->insn]));
+    }
+    return o;
+}
+
+/* A branch's condition_model (docs/formats.md). */
+static json_t *cond_json(const func_prof *f, const prof_cond_model *m)
+{
+    int exact = 1;
+    json_t *expr = cond_node_json(f, m, m->nnodes - 1u, &exact);
+    json_t *o = json_object();
+    json_object_set_new(o, "exact", json_boolean(exact));
+    json_object_set_new(o, "negate", json_boolean(m->negate));
+    json_object_set_new(o, "expr", expr);
+    return o;
+}
+
 static json_t *memory_json(const mb_module *m, const func_prof *f, uint32_t insn)
 {
     const mb_insn *in = &f->fn->insns[insn];
@@ -191,25 +258,7 @@ static json_t *memory_json(const mb_module *m, const func_prof *f, uint32_t insn
         json_object_set_new(o, "bank_conflict_degree", hist_json(&r->bank_degree, 0));
     json_object_set_new(o, "base", base_json(m, f, insn));
     json_object_set_new(o, "address_sources", sources_json(f->st->source[insn]));
-    json_t *aff = json_object();
-    json_object_set_new(aff, "exact", json_boolean(r->affine));
-    if (r->affine) {
-        json_object_set_new(aff, "constant", json_integer((json_int_t)r->coef[0]));
-        json_t *terms = json_object();
-        const insn_info *ii = &f->info[insn];
-        for (uint32_t k = 1; k < r->ncoef; k++) {
-            if (r->coef[k] == 0)
-                continue;
-            char name[32];
-            if (k - 1 < 6)
-                snprintf(name, sizeof(name), "%s", feature_names[k - 1]);
-            else
-                snprintf(name, sizeof(name), "iter.loop%d", ii->loops[k - 7]);
-            json_object_set_new(terms, name, json_integer((json_int_t)r->coef[k]));
-        }
-        json_object_set_new(aff, "terms", terms);
-    }
-    json_object_set_new(o, "affine", aff);
+    json_object_set_new(o, "affine", affine_json(r->affine, r->coef, r->ncoef, &f->info[insn]));
     json_object_set_new(o, "lane_stride", hist_json(&r->lane_stride, (int64_t)1 << 62));
     json_object_set_new(o, "footprint_lines", jint(r->footprint_lines));
     if (r->footprint_capped)
@@ -332,6 +381,8 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
                                 json_real((double)bs->diverged / (double)bs->warp_execs));
             json_object_set_new(jb, "condition", json_string(condition_kind(f->st->source[i])));
             json_object_set_new(jb, "condition_sources", sources_json(f->st->source[i]));
+            if (f->cond_of[i] >= 0)
+                json_object_set_new(jb, "condition_model", cond_json(f, &f->conds[f->cond_of[i]]));
             json_array_append_new(branches, jb);
         }
         if (f->mems[i])

@@ -894,6 +894,10 @@ typedef struct mb_insn_event {
     mb_space space;       /**< memory instructions: the resolved state space */
     uint32_t access_bytes; /**< memory instructions: bytes per lane */
     const uint64_t *addrs; /**< memory instructions: address per lane (valid in `executed`), else NULL */
+    /** setp: operands a and b as the comparison read them, lane arrays valid in `executed`
+     * during the call only: one uint32_t per lane for types of up to 32 bits (narrower values
+     * zero-extended), one uint64_t per lane for 64-bit types; else NULL */
+    const void *compared[2];
 } mb_insn_event;
 
 /** Callbacks for profilers and timing models. Observers run on one host thread. */
