@@ -498,8 +498,11 @@ mb_status cx_classify(ctx *c)
             cb->rule = MB_RULE_COMPARE;
             cb->cond = br->model;
             cb->true_taken = !br->model->negate;
+            /* the case as the calibrated rules would name it: divergence
+             * inside warps, or at a boundary between them */
             if (l < 0)
-                cb->kind = br->divergence_fraction > 0 ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
+                cb->kind = lane_period(c, br->divergence_fraction, br->warp_execs) ? MB_CASE_OUTSIDE_LANES
+                                                                                : MB_CASE_OUTSIDE_FIRST_N;
             else
                 cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
             cb->loop = -1;
