@@ -163,24 +163,24 @@ static void test_parse_condition_model(void **state)
     assert_null(mb_sprof_kernel(p)->branches[0].model);
     mb_sprof_free(p);
 
-    s = with_model(", \"condition_model\": 3");
-    expect_parse_error(s, MB_ERR_INVALID, "functions[0].branches[0]: 'condition_model' must be an object");
-    free(s);
-    s = with_model(", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"nand\"}}");
-    expect_parse_error(s, MB_ERR_INVALID, "'op' must be cmp, and, or, xor or not");
-    free(s);
-    s = with_model(", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"and\", \"args\": [{}]}}");
-    expect_parse_error(s, MB_ERR_INVALID, "and/or/xor take two arguments");
-    free(s);
-    s = with_model(", \"condition_model\": {\"exact\": true}");
-    expect_parse_error(s, MB_ERR_INVALID, "every node must be an object");
-    free(s);
-    s = with_model(COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "7"));
-    expect_parse_error(s, MB_ERR_INVALID, "'b' must be an object");
-    free(s);
-    s = with_model(COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "{\"exact\": true, \"constant\": 1.5}"));
-    expect_parse_error(s, MB_ERR_INVALID, "'b.constant' must be an integer");
-    free(s);
+    static const struct {
+        const char *model, *message;
+    } bad[] = {
+        {", \"condition_model\": 3", "functions[0].branches[0]: 'condition_model' must be an object"},
+        {", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"nand\"}}",
+         "'op' must be cmp, and, or, xor or not"},
+        {", \"condition_model\": {\"exact\": true, \"expr\": {\"op\": \"and\", \"args\": [{}]}}",
+         "and/or/xor take two arguments"},
+        {", \"condition_model\": {\"exact\": true}", "every node must be an object"},
+        {COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "7"), "'b' must be an object"},
+        {COND_MODEL("false", "ge", "u32", AFFINE_TID_X, "{\"exact\": true, \"constant\": 1.5}"),
+         "'b.constant' must be an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = with_model(bad[i].model);
+        expect_parse_error(s, MB_ERR_INVALID, bad[i].message);
+        free(s);
+    }
     /* a hostile depth is refused, not recursed into */
     char deep[4096] = ", \"condition_model\": {\"exact\": true, \"expr\": ";
     for (int i = 0; i < 70; i++)
