@@ -324,6 +324,8 @@ struct prof_mem {
     uint64_t *sd_count;
     uint8_t *sd_state;
     uint64_t sd_other;
+    uint64_t *wbits; /* 64 words, all zero between requests (shared_scan); allocated with
+                        the first scattered shared request */
 
     pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
     uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
@@ -465,6 +467,7 @@ void prof_mem_free(prof_mem *pm)
     }
     free(pm->sd_count);
     free(pm->sd_state);
+    free(pm->wbits);
     free(pm);
 }
 
@@ -623,6 +626,26 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     sc->asc = asc;
     sc->desc = desc;
     return 1;
+}
+
+/* scatter_scan without the lane strides (counted already). */
+static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
+{
+    uint64_t lo = a[0], hi = a[0], any = a[0];
+    int asc = 1, desc = 1;
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t x = a[k], prev = a[k - 1];
+        asc &= x >= prev;
+        desc &= x <= prev;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        any |= x;
+    }
+    sc->lo = lo;
+    sc->hi = hi;
+    sc->any = any;
+    sc->asc = asc;
+    sc->desc = desc;
 }
 
 /* Moves the table's counts to the histogram (every bucket is there). */
@@ -877,33 +900,20 @@ static uint32_t bank_generation(prof_mem *pm)
 }
 
 /*
- * The bank degree of a scattered request whose lanes each touch one word,
- * within 4096 words, with at most 64 banks: the distinct words as a bitmap
- * based at a multiple of 64 words, so that bit j of every bitmap word is
- * in bank j mod banks; each bitmap word adds its chunks of `banks` bits to
- * per-bank counters kept bit-sliced (plane p holds bit p of every bank's
- * count: at most 32 distinct words, so 6 planes), and the largest counter
- * is read from the top plane down. 0 when the request does not qualify.
+ * The bank degree of at most 32 distinct words given as a bitmap based at a
+ * multiple of 64 words (the bitmap words in `visit`), with at most 64 banks:
+ * bit j of every bitmap word is in bank j mod banks; each bitmap word adds
+ * its chunks of `banks` bits to per-bank counters kept bit-sliced (plane p
+ * holds bit p of every bank's count: at most 32 words, so 6 planes), and
+ * the largest counter is read from the top plane down.
  */
-static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, const pm_scan *sc,
-                             uint64_t *deg)
+static uint64_t bitmap_degree(const prof_mem *pm, const uint64_t *bits, uint64_t visit)
 {
-    const unsigned bs = pm->bank_sh;
     const uint64_t nb = pm->nbanks;
-    const uint64_t wbase = (sc->lo >> bs) & ~(uint64_t)63;
-    if (nb > 64 || n > 32 || (sc->hi >> bs) - wbase >= 4096)
-        return 0;
-    uint64_t bits[64];
-    const uint32_t nwords = (uint32_t)(((sc->hi >> bs) - wbase) >> 6) + 1;
-    memset(bits, 0, nwords * sizeof(uint64_t));
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t w = (a[i] >> bs) - wbase;
-        bits[w >> 6] |= 1ull << (w & 63);
-    }
     const uint64_t chunk = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1;
     uint64_t plane[6] = {0};
-    for (uint32_t j = 0; j < nwords; j++)
-        for (uint64_t x = bits[j]; x; x = nb == 64 ? 0 : x >> nb) {
+    for (; visit; visit &= visit - 1)
+        for (uint64_t x = bits[__builtin_ctzll(visit)]; x; x = nb == 64 ? 0 : x >> nb) {
             uint64_t carry = x & chunk;
             for (uint32_t p = 0; p < 6 && carry; p++) {
                 const uint64_t t = plane[p] & carry;
@@ -917,7 +927,26 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
             cand &= plane[p];
             best |= (uint64_t)1 << p;
         }
-    *deg = best;
+    return best;
+}
+
+/* The bank degree of a scattered request whose lanes each touch one word,
+ * within 4096 words (bitmap_degree); 0 when the request does not qualify. */
+static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, const pm_scan *sc,
+                             uint64_t *deg)
+{
+    const unsigned bs = pm->bank_sh;
+    const uint64_t wbase = (sc->lo >> bs) & ~(uint64_t)63;
+    if (pm->nbanks > 64 || n > 32 || (sc->hi >> bs) - wbase >= 4096)
+        return 0;
+    uint64_t bits[64];
+    const uint32_t nwords = (uint32_t)(((sc->hi >> bs) - wbase) >> 6) + 1;
+    memset(bits, 0, nwords * sizeof(uint64_t));
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t w = (a[i] >> bs) - wbase;
+        bits[w >> 6] |= 1ull << (w & 63);
+    }
+    *deg = bitmap_degree(pm, bits, nwords == 64 ? UINT64_MAX : ((uint64_t)1 << nwords) - 1);
     return 1;
 }
 
@@ -1031,6 +1060,117 @@ conflict:;
      * a fresh generation, so they are never read as words */
     *deg = best;
     return 1;
+}
+
+/* ------------------------------------------- scattered shared requests */
+
+/*
+ * A scattered shared request (an atomic on a table indexed by data, say)
+ * whose lanes each access one bank word: one pass over its lanes counts
+ * its lane strides (as scatter_scan does) and marks its words in a bitmap
+ * of a 4096-word window around its first word; the bank degree
+ * (bitmap_degree) and the distinct lines (aligned groups of bits) follow
+ * from the bitmap, instead of a pass each. pm->wbits is all zero between
+ * requests: a request clears the bitmap words it wrote.
+ */
+typedef struct pm_words {
+    uint64_t base;  /* the window's first word, a multiple of 64 */
+    uint64_t dirty; /* the bitmap words written */
+    int in_window;  /* every lane accesses one word of the window (else the bitmap is clear) */
+} pm_words;
+
+/* Whether shared_scan can serve this instruction: a bitmap word holds
+ * whole lines, the banks suit bitmap_degree, and the bitmap exists. */
+static int shared_words(prof_mem *pm)
+{
+    if (pm->nbanks > 64 || pm->line_sh < pm->bank_sh || pm->line_sh - pm->bank_sh > 6)
+        return 0;
+    if (!pm->wbits)
+        pm->wbits = calloc(64, sizeof(uint64_t));
+    return pm->wbits != NULL;
+}
+
+static void words_clear(prof_mem *pm, pm_words *ws)
+{
+    for (uint64_t m = ws->dirty; m; m &= m - 1)
+        pm->wbits[__builtin_ctzll(m)] = 0;
+    ws->dirty = 0;
+}
+
+/* shared_scan with bank words of 2^bs bytes (a constant at each call).
+ * Strides whose table slot is known are counted in the loop; the others
+ * go through stride_one after it, in lane order, which counts them as the
+ * loop would have (a slot's state changes only there), and keeps calls out
+ * of the loop, so that it keeps its values in registers. A memo being
+ * recorded notes every stride through stride_one (as in scatter_scan). */
+static inline __attribute__((always_inline)) int
+shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, pm_words *ws,
+                  const unsigned bs)
+{
+    uint64_t *cnt = pm->rec ? NULL : pm->sd_count;
+    const uint8_t *st = pm->sd_state;
+    uint64_t *bits = pm->wbits;
+    uint64_t slow[32];
+    uint32_t nslow = 0;
+    const uint64_t w0 = a[0] >> bs, base = w0 >= 2048 ? (w0 - 2048) & ~(uint64_t)63 : 0;
+    uint64_t out = w0 - base, any = a[0], dirty = (uint64_t)1 << (out >> 6);
+    bits[out >> 6] |= (uint64_t)1 << (out & 63);
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t x = a[k], diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
+        if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
+            cnt[slot]++;
+        else
+            slow[nslow++] = diff;
+        /* a word outside the window still lands in the bitmap (cleared below) */
+        const uint64_t r = (x >> bs) - base, j = (r >> 6) & 63;
+        out |= r;
+        any |= x;
+        bits[j] |= (uint64_t)1 << (r & 63);
+        dirty |= (uint64_t)1 << j;
+    }
+    ws->base = base;
+    ws->dirty = dirty;
+    for (uint32_t k = 0; k < nslow; k++)
+        if (!stride_one_call(pm, slow[k])) {
+            words_clear(pm, ws);
+            return 0;
+        }
+    const uint64_t wmask = ((uint64_t)1 << bs) - 1;
+    ws->in_window = out < 4096 && (any & wmask) + off <= wmask;
+    if (!ws->in_window)
+        words_clear(pm, ws);
+    return 1;
+}
+
+/* The pass over a scattered shared request of at most 32 lanes; 0 when
+ * out of memory. */
+static __attribute__((noinline)) int shared_scan(prof_mem *pm, const uint64_t *a, uint32_t n,
+                                                 uint64_t off, pm_words *ws)
+{
+    strides_table(pm);
+    if (pm->bank_sh == 2) /* 4-byte banks */
+        return shared_scan_lanes(pm, a, n, off, ws, 2);
+    return shared_scan_lanes(pm, a, n, off, ws, pm->bank_sh);
+}
+
+/* The distinct lines of the bitmap's words, in increasing order, to
+ * pm->lines (room for one per lane checked by the caller). */
+static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
+{
+    const unsigned k = pm->line_sh - pm->bank_sh; /* 2^k words per line */
+    const uint64_t group = k == 6 ? UINT64_MAX : ((uint64_t)1 << (1u << k)) - 1;
+    const unsigned align = ~((1u << k) - 1);
+    uint64_t nl = 0;
+    for (uint64_t m = ws->dirty; m; m &= m - 1) {
+        const unsigned j = (unsigned)__builtin_ctzll(m);
+        const uint64_t first = ws->base + 64 * (uint64_t)j;
+        for (uint64_t x = pm->wbits[j]; x;) {
+            const unsigned c = (unsigned)__builtin_ctzll(x) & align;
+            pm->lines[nl++] = (first + c) >> k;
+            x &= ~(group << c);
+        }
+    }
+    return nl;
 }
 
 /* ------------------------------------------------ footprint and reuse */
@@ -2146,6 +2286,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
 
     /* lane strides */
     pm_scan sc = {0, 0, 0, 0, 0};
+    pm_words ws = {0, 0, 0};
     pm_local lu;
     int local_scanned = 0, local_window = 0;
     uint64_t local_words = 0;
@@ -2157,6 +2298,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             if (!local_scan(pm, req, 1, &lu))
                 return 0;
             local_scanned = 1;
+        } else if (shared && n <= 32 && shared_words(pm)) {
+            if (!shared_scan(pm, a, n, off, &ws))
+                return 0;
+            if (!ws.in_window)
+                range_scan(a, n, &sc);
         } else if (!scatter_scan(pm, a, n, &sc)) {
             return 0;
         }
@@ -2195,6 +2341,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         lfirst = lo >> pm->line_sh;
         nlines = (hi >> pm->line_sh) - lfirst + 1;
         line_range = 1;
+    } else if (ws.in_window) {
+        if (!grow_u64(&pm->lines, &pm->lines_cap, n)) {
+            words_clear(pm, &ws);
+            return 0;
+        }
+        nsec = 0; /* not reported for shared requests */
+        nlines = words_lines(pm, &ws);
     } else {
         size_t need = (size_t)n * ((off >> pm->line_sh) + 2);
         if (!grow_u64(&pm->lines, &pm->lines_cap, need))
@@ -2220,9 +2373,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     if (shared) {
         const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
         const int one_word = !cst && (sc.any & wmask) + off <= wmask;
-        if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
-            !bank_degree(pm, a, n, off, cst, d, &deg))
+        if (ws.in_window) {
+            deg = bitmap_degree(pm, pm->wbits, ws.dirty);
+            words_clear(pm, &ws);
+        } else if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
+                   !bank_degree(pm, a, n, off, cst, d, &deg)) {
             return 0;
+        }
         if (!count_value(pm->d_bank, &res->bank_degree, deg))
             return 0;
     } else {
