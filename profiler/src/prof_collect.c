@@ -237,7 +237,9 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
             close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & m);
         }
     }
-    /* loops entered or iterated: those containing b */
+    /* loops entered or iterated: those containing b. While the lanes inside
+     * a loop share one iteration index, it is kept in iter_value alone (their
+     * entries of iter are stale) and written to iter when they part. */
     for (int L = f->cfg->loops.innermost[b]; L >= 0; L = loops[L].parent) {
         const uint32_t in = wf->in_loop[L];
         const int back = loops[L].header == b && prev >= 0 &&
@@ -245,20 +247,28 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
         const uint32_t next = back ? in & m : 0, fresh = m & ~in;
         if (!next && !fresh)
             continue;
-        int64_t *it = wf->iter + (size_t)L * 32;
-        for (uint32_t c = next; c; c &= c - 1)
-            it[__builtin_ctz(c)]++; /* back edge: next iteration */
-        for (uint32_t c = fresh; c; c &= c - 1)
-            it[__builtin_ctz(c)] = 0;
         wf->in_loop[L] = in | fresh;
         if (in == 0) {
             wf->iter_uniform[L] = 1;
             wf->iter_value[L] = 0;
-        } else if (wf->iter_uniform[L] && next == in && !fresh) {
-            wf->iter_value[L]++;
-        } else if (!(wf->iter_uniform[L] && !next && wf->iter_value[L] == 0)) {
-            iter_recompute(wf, (uint32_t)L);
+            continue;
         }
+        int64_t *it = wf->iter + (size_t)L * 32;
+        if (wf->iter_uniform[L]) {
+            if (next == in && !fresh) {
+                wf->iter_value[L]++;
+                continue;
+            }
+            if (!next && wf->iter_value[L] == 0)
+                continue; /* lanes joining at iteration 0 */
+            for (uint32_t c = in; c; c &= c - 1)
+                it[__builtin_ctz(c)] = wf->iter_value[L];
+        }
+        for (uint32_t c = next; c; c &= c - 1)
+            it[__builtin_ctz(c)]++; /* back edge: next iteration */
+        for (uint32_t c = fresh; c; c &= c - 1)
+            it[__builtin_ctz(c)] = 0;
+        iter_recompute(wf, (uint32_t)L);
     }
     const int inner = f->cfg->loops.innermost[b];
     if (inner >= 0) {

@@ -82,7 +82,8 @@ typedef struct warp_func {
     uint32_t group_mask;   /* moves from block to block without touching last_block per lane */
     uint32_t *block_mask;  /* lanes that executed each block */
     uint32_t *edge_mask;   /* lanes that took each edge */
-    int64_t *iter;         /* nloops x 32: current 0-based iteration (address features) */
+    int64_t *iter;         /* nloops x 32: current 0-based iteration (address features);
+                              stale for the lanes of in_loop while iter_uniform */
     uint32_t *in_loop;     /* per loop: lanes inside an activation */
     uint8_t *iter_uniform; /* per loop: every lane in in_loop has iteration iter_value */
     int64_t *iter_value;
