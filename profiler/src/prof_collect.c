@@ -43,11 +43,18 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     return MB_OK;
 }
 
-static void func_free(func_prof *f)
+static void func_free(mb_program *prog, func_prof *f)
 {
     if (f->mems)
-        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++) {
+            if (!f->mems[i])
+                continue;
+            /* the shapes learnt go back to the program for its next profile */
+            prof_mem_shapes **kept = prof_analysis_shapes(prog, f->index, i);
+            if (kept && !*kept)
+                *kept = prof_mem_take_shapes(f->mems[i]);
             prof_mem_free(f->mems[i]);
+        }
     if (f->loops)
         for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_free(&f->loops[l].trips);
@@ -62,7 +69,8 @@ static void func_free(func_prof *f)
 
 /* ------------------------------------------------------ warp state */
 
-static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
+static __attribute__((noinline)) warp_func *warp_func_get(mb_profile *p, warp_state *w,
+                                                         func_prof *f)
 {
     warp_func *wf = w->funcs[f->index];
     if (wf) {
@@ -352,6 +360,11 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
             p->oom = 1;
             return;
         }
+        prof_mem_shapes **kept = prof_analysis_shapes(p->prog, f->index, insn);
+        if (kept) {
+            prof_mem_give_shapes(pm, *kept);
+            *kept = NULL;
+        }
     }
     /* a converged warp's lane-indexed addresses are the request as is */
     uint64_t addrs[32];
@@ -413,17 +426,14 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         p->oom = 1;
 }
 
-static void on_insn(void *ctx, const mb_insn_event *ev)
+/* An event of another function or CTA than the previous one. */
+static __attribute__((noinline)) void switch_context(mb_profile *p, const mb_insn_event *ev)
 {
-    mb_profile *p = ctx;
-    if (p->oom)
-        return;
     if (ev->fn != p->last_fn) {
         uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
         p->last_func = &p->funcs[p->func_slot[findex]];
         p->last_fn = ev->fn;
     }
-    func_prof *f = p->last_func;
     if (!p->have_cta || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
         ev->ctaid.z != p->cta.z) {
         if (p->have_cta)
@@ -431,20 +441,14 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         p->cta = ev->ctaid;
         p->have_cta = 1;
     }
-    if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
-        return;
-    uint32_t insn = ev->insn;
-    const insn_info *ii = &f->info[insn];
-    f->used = 1;
-    f->insn_warps[insn]++;
-    f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
-    warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
-    if (!wf) {
-        p->oom = 1;
-        return;
-    }
-    if (!ii->special)
-        return;
+}
+
+/* What an instruction that needs more than counting adds (insn_info.special):
+ * apart from the hot path of on_insn, which then keeps its registers. */
+static __attribute__((noinline)) void special_event(mb_profile *p, func_prof *f, warp_func *wf,
+                                                    const insn_info *ii, uint32_t insn,
+                                                    const mb_insn_event *ev)
+{
     if (ii->block_start)
         block_entry(f, wf, ii->block, ev->active);
     if (ii->barrier)
@@ -464,6 +468,36 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         memory_event(p, f, wf, insn, ev);
     if (ii->leaves && ev->executed)
         function_exit(f, wf, ii->block, ev->executed);
+}
+
+static void on_insn(void *ctx, const mb_insn_event *ev)
+{
+    mb_profile *p = ctx;
+    if (p->oom)
+        return;
+    /* (p->cta starts as no CTA's id, see mb_profile_new) */
+    if (ev->fn != p->last_fn || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
+        ev->ctaid.z != p->cta.z)
+        switch_context(p, ev);
+    if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
+        return;
+    func_prof *f = p->last_func;
+    const uint32_t insn = ev->insn;
+    f->used = 1;
+    f->insn_warps[insn]++;
+    f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
+    warp_state *w = &p->warps[ev->warp];
+    warp_func *wf = w->funcs[f->index];
+    if (!wf || wf->epoch != p->epoch) {
+        wf = warp_func_get(p, w, f);
+        if (!wf) {
+            p->oom = 1;
+            return;
+        }
+    }
+    const insn_info *ii = &f->info[insn];
+    if (ii->special)
+        special_event(p, f, wf, ii, insn, ev);
 }
 
 /* --------------------------------------------------------- public */
@@ -530,6 +564,7 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
             st = nomem(err);
     }
     p->epoch = 1;
+    p->cta.x = UINT32_MAX; /* no CTA has it: the first event switches to its own */
     if (st != MB_OK) {
         mb_profile_free(p);
         return st;
@@ -597,7 +632,7 @@ void mb_profile_free(mb_profile *p)
         }
     if (p->funcs)
         for (uint32_t k = 0; k < p->nfuncs; k++)
-            func_free(&p->funcs[k]);
+            func_free(p->prog, &p->funcs[k]);
     free(p->funcs);
     free(p->func_slot);
     free(p->warps);

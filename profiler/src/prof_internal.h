@@ -52,6 +52,10 @@ typedef struct prof_func_static {
  * so its profiles are created one at a time and freed before it. */
 mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_static **out,
                             mb_error *err);
+/* Where the shapes of the memory statistics of instruction `insn` of function
+ * `index` wait between profiles of the program (prof_mem_take_shapes); NULL
+ * when none can be kept. Valid after prof_analysis_get for that function. */
+prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn);
 
 typedef struct func_prof {
     const mb_function *fn;

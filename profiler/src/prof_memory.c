@@ -294,6 +294,7 @@ typedef struct pm_memo {
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
     uint64_t hits;
     pm_verified verified;
+    int foreign;         /* kept from an earlier profile and not used since (memo_adopt) */
 } pm_memo;
 
 struct prof_mem {
@@ -442,6 +443,17 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     return pm;
 }
 
+static void memos_free(pm_memo **memo, const uint8_t *made, uint32_t nmade)
+{
+    if (!memo)
+        return;
+    for (uint32_t k = 0; k < nmade; k++) {
+        free(memo[made[k]]->line_heap);
+        free(memo[made[k]]);
+    }
+    free(memo);
+}
+
 void prof_mem_free(prof_mem *pm)
 {
     if (!pm)
@@ -458,13 +470,7 @@ void prof_mem_free(prof_mem *pm)
     free(pm->bank_stamp);
     free(pm->bank_word);
     pm_footprint_free(&pm->footprint);
-    if (pm->memo) {
-        for (uint32_t k = 0; k < pm->nmemo_made; k++) {
-            free(pm->memo[pm->memo_made[k]]->line_heap);
-            free(pm->memo[pm->memo_made[k]]);
-        }
-        free(pm->memo);
-    }
+    memos_free(pm->memo, pm->memo_made, pm->nmemo_made);
     free(pm->sd_count);
     free(pm->sd_state);
     free(pm->wbits);
@@ -1976,6 +1982,7 @@ static pm_memo *memo_alloc(void)
     pm_memo *m = malloc(sizeof(*m));
     if (m) {
         m->valid = 0;
+        m->foreign = 0;
         m->hits = 0;
         m->verified.gen = 0;
         m->line_heap = NULL;
@@ -2029,6 +2036,7 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->lines = nlines;
     m->hits = 0;
     m->verified.tags = 0;
+    m->foreign = 0;
     m->valid = 1;
 }
 
@@ -2191,6 +2199,117 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
     return 1;
 }
 
+/* ------------------------------------------------------- kept shapes */
+
+/*
+ * The memos of an instruction describe request shapes and what they
+ * produce, which depends on the configuration alone, so they outlive a
+ * profile: the next profile of the same instruction (the next launch of a
+ * kernel) starts with them instead of relearning every shape. What a memo
+ * holds that belongs to one prof_mem is renewed on its first use there
+ * (memo_adopt): that use is counted as the request that made the memo was,
+ * so that its values are reserved in this prof_mem's histograms and its lane
+ * strides decided against this prof_mem's stride histogram (the strides of a
+ * hit equal the maker's: the same constant stride, or the same address
+ * differences); its hits and affine verification start afresh.
+ */
+struct prof_mem_shapes {
+    prof_mem_config cfg;
+    pm_memo **memo;
+    uint8_t made[PM_MEMO_SETS * PM_MEMO_WAYS];
+    uint32_t nmade;
+    uint8_t next[PM_MEMO_SETS];
+    uint64_t hits, records;
+};
+
+/* The first use of a foreign memo m, which the request hits: its lane
+ * strides and values are counted as a new request's, and m records the
+ * strides' buckets of this prof_mem. 0 when out of memory. */
+static int memo_adopt(prof_mem *pm, pm_memo *m, const prof_mem_request *req, int cst, uint64_t d)
+{
+    const uint32_t n = req->lanes;
+    const uint64_t *a = req->addrs;
+    prof_mem_result *res = &pm->res;
+    m->foreign = 0;
+    m->hits = 0;
+    m->nruns = 0;
+    m->verified.tags = 0;
+    pm->rec = m;
+    int ok = 1;
+    if (n >= 2 && cst) {
+        ok = stride_add(pm, d, n - 1);
+    } else if (n >= 2) {
+        strides_table(pm);
+        for (uint32_t i = 1; i < n && ok; i++)
+            ok = stride_one_call(pm, a[i] - a[i - 1]);
+    }
+    if (!pm->rec)
+        m->valid = 0; /* its strides take too many runs here */
+    pm->rec = NULL;
+    if (!ok)
+        return 0;
+    if (m->space == MB_SPACE_SHARED)
+        return count_value(pm->d_bank, &res->bank_degree, m->degree);
+    return count_value(pm->d_sectors, &res->sectors, m->sectors) &&
+           count_value(pm->d_lines, &res->lines, m->lines) &&
+           count_value(pm->d_cc10, &res->cc10_transactions, m->cc10) &&
+           count_value(pm->d_cc12, &res->cc12_transactions, m->cc12);
+}
+
+prof_mem_shapes *prof_mem_take_shapes(prof_mem *pm)
+{
+    if (!pm->memo)
+        return NULL;
+    prof_mem_shapes *s = malloc(sizeof(*s));
+    if (!s)
+        return NULL;
+    s->cfg = pm->cfg;
+    s->memo = pm->memo;
+    memcpy(s->made, pm->memo_made, sizeof(s->made));
+    s->nmade = pm->nmemo_made;
+    memcpy(s->next, pm->memo_next, sizeof(s->next));
+    s->hits = pm->memo_hits;
+    s->records = pm->memo_records;
+    for (uint32_t k = 0; k < s->nmade; k++) {
+        pm_memo *m = s->memo[s->made[k]];
+        m->foreign = 1;
+        m->hits = 0; /* counted by pm (or dropped with it when it was not finished) */
+    }
+    pm->memo = NULL;
+    pm->nmemo_made = 0;
+    return s;
+}
+
+void prof_mem_give_shapes(prof_mem *pm, prof_mem_shapes *s)
+{
+    if (!s)
+        return;
+    const prof_mem_config *c = &pm->cfg;
+    if (pm->memo || pm->res.requests || s->cfg.banks != c->banks ||
+        s->cfg.bank_bytes != c->bank_bytes || s->cfg.sector_bytes != c->sector_bytes ||
+        s->cfg.line_bytes != c->line_bytes) {
+        prof_mem_shapes_free(s);
+        return;
+    }
+    pm->memo = s->memo;
+    memcpy(pm->memo_made, s->made, sizeof(s->made));
+    pm->nmemo_made = s->nmade;
+    memcpy(pm->memo_next, s->next, sizeof(s->next));
+    pm->memo_hits = s->hits;
+    pm->memo_records = s->records;
+    free(s);
+}
+
+void prof_mem_shapes_free(prof_mem_shapes *s)
+{
+    if (!s)
+        return;
+    memos_free(s->memo, s->made, s->nmade);
+    free(s);
+}
+
+/* ------------------------------------------------------------ counting */
+
 /* Counts one request. */
 static int count_request(prof_mem *pm, const prof_mem_request *req)
 {
@@ -2244,13 +2363,18 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
             if (!memo || !memo_hit(memo, req, mask, cst, d))
                 continue;
-            memo->hits++;
+            if (memo->foreign) {
+                if (!memo_adopt(pm, memo, req, cst, d))
+                    return 0;
+            } else {
+                memo->hits++;
+            }
             pm->memo_hits++;
             pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
             const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
             if (!touch_lines(pm, memo->line, shift, memo->lines, space, r))
                 return 0;
-            aff_check(pm, req, &memo->verified);
+            aff_check(pm, req, memo->valid ? &memo->verified : NULL);
             return 1;
         }
     }

@@ -1034,6 +1034,110 @@ static void test_scattered_shared(void **state)
     }
 }
 
+static void same_hist(const prof_hist *x, const prof_hist *y)
+{
+    assert_int_equal(x->n, y->n);
+    assert_int_equal(x->total, y->total);
+    for (uint32_t i = 0; i < x->n; i++) {
+        assert_int_equal(x->value[i], y->value[i]);
+        assert_int_equal(x->count[i], y->count[i]);
+    }
+}
+
+static void same_result(const prof_mem_result *x, const prof_mem_result *y)
+{
+    assert_int_equal(x->requests, y->requests);
+    assert_int_equal(x->thread_accesses, y->thread_accesses);
+    assert_int_equal(x->space, y->space);
+    same_hist(&x->sectors, &y->sectors);
+    same_hist(&x->lines, &y->lines);
+    same_hist(&x->cc10_transactions, &y->cc10_transactions);
+    same_hist(&x->cc12_transactions, &y->cc12_transactions);
+    same_hist(&x->bank_degree, &y->bank_degree);
+    same_hist(&x->lane_stride, &y->lane_stride);
+    same_hist(&x->reuse_log2, &y->reuse_log2);
+    assert_int_equal(x->footprint_lines, y->footprint_lines);
+    assert_int_equal(x->footprint_capped, y->footprint_capped);
+}
+
+/* One "launch" of requests: a few shapes at translated addresses, mixed with
+ * others; with `many_strides`, first a request of 4200 distinct lane strides
+ * (too wide for a memo), so that the lane-stride histogram is full when the
+ * shapes come. */
+static void kept_launch(prof_mem *pm, prof_mem *fresh, uint64_t seed, int many_strides, mb_space space)
+{
+    static uint64_t wide[4201];
+    uint64_t a[4][32], b[32];
+    uint8_t lanes[4][32];
+    uint32_t n[4], bytes[4];
+    rng_state = seed;
+    for (int k = 0; k < 4; k++)
+        random_pattern(a[k], lanes[k], &n[k], &bytes[k]);
+    if (many_strides) {
+        wide[0] = 0x100000;
+        for (uint32_t i = 1; i < 4201; i++)
+            wide[i] = wide[i - 1] + 4 * (i + 300);
+        add(pm, wide, 4201, 4, space);
+        add(fresh, wide, 4201, 4, space);
+    }
+    for (int r = 0; r < 300; r++) {
+        const int k = (int)(rnd() % 4);
+        const uint64_t shift = rnd() % 3 ? (rnd() % 64) * 256 : rnd() % 300;
+        for (uint32_t i = 0; i < n[k]; i++)
+            b[i] = a[k][i] + shift;
+        prof_mem_request rq = {
+            .lanes = n[k], .addrs = b, .lane_index = lanes[k], .access_bytes = bytes[k], .space = space};
+        assert_int_equal(prof_mem_add(pm, &rq), 1);
+        assert_int_equal(prof_mem_add(fresh, &rq), 1);
+    }
+}
+
+/* Shapes kept from one prof_mem and given to the next (the same instruction
+ * in the next launch) change no result: the second prof_mem counts what a
+ * fresh one counts, whether or not its lane-stride histogram fills up
+ * before the kept shapes come back, and shapes of another configuration
+ * are not used. */
+static void test_kept_shapes(void **state)
+{
+    (void)state;
+    for (int iter = 0; iter < 60; iter++) {
+        const mb_space space = iter % 3 == 0 ? MB_SPACE_SHARED : MB_SPACE_GLOBAL;
+        const uint64_t seed = 0x1234567ull * (uint64_t)(iter + 1);
+        prof_mem *first = mk(0), *scratch = mk(0);
+        kept_launch(first, scratch, seed, iter % 2, space);
+        prof_mem_finish(first);
+        prof_mem_shapes *kept = prof_mem_take_shapes(first);
+        assert_non_null(kept);
+        assert_null(prof_mem_take_shapes(first)); /* taken */
+        prof_mem_free(first);
+        prof_mem_free(scratch);
+
+        prof_mem_config other = {16, 4, 32, 128, 0};
+        prof_mem *second = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem *fresh = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        assert_non_null(second);
+        assert_non_null(fresh);
+        prof_mem_give_shapes(second, kept);
+        kept_launch(second, fresh, seed + (uint64_t)(iter % 4 == 1), (iter / 2) % 2, space);
+        same_result(prof_mem_finish(second), prof_mem_finish(fresh));
+        /* and once more, from the shapes the second one kept */
+        prof_mem_shapes *again = prof_mem_take_shapes(second);
+        prof_mem *third = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem *fresh3 = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem_give_shapes(third, again);
+        kept_launch(third, fresh3, seed, 0, space);
+        same_result(prof_mem_finish(third), prof_mem_finish(fresh3));
+        prof_mem_free(second);
+        prof_mem_free(fresh);
+        prof_mem_free(third);
+        prof_mem_free(fresh3);
+    }
+    prof_mem_shapes_free(NULL);
+    prof_mem *none = mk(0);
+    assert_null(prof_mem_take_shapes(none)); /* no shapes learnt */
+    prof_mem_free(none);
+}
+
 /* finish may be called again after more requests; nothing is counted twice */
 static void test_finish_twice(void **state)
 {
@@ -1609,7 +1713,7 @@ int main(void)
         cmocka_unit_test(test_bank_conflicts),    cmocka_unit_test(test_random_crosscheck),
         cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
-        cmocka_unit_test(test_scattered_shared),
+        cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
         cmocka_unit_test(test_affine_collinear),  cmocka_unit_test(test_affine_span_matters),
