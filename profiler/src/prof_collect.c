@@ -426,8 +426,8 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         p->oom = 1;
 }
 
-/* An event of another function or CTA than the previous one. */
-static __attribute__((noinline)) void switch_context(mb_profile *p, const mb_insn_event *ev)
+/* Makes the event's function and CTA the current ones. */
+static void switch_context(mb_profile *p, const mb_insn_event *ev)
 {
     if (ev->fn != p->last_fn) {
         uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
@@ -470,6 +470,33 @@ static __attribute__((noinline)) void special_event(mb_profile *p, func_prof *f,
         function_exit(f, wf, ii->block, ev->executed);
 }
 
+static void on_insn(void *ctx, const mb_insn_event *ev);
+
+/* The rarer paths of on_insn, each its own function that on_insn calls last
+ * (as a tail call), so that on_insn's path for an instruction that is only
+ * counted saves no registers. */
+
+/* An event of another function or CTA than the previous one. */
+static __attribute__((noinline)) void on_insn_switch(mb_profile *p, const mb_insn_event *ev)
+{
+    switch_context(p, ev);
+    on_insn(p, ev); /* now in the event's context */
+}
+
+/* The first event of a warp in a function in this CTA. */
+static __attribute__((noinline)) void on_insn_warp(mb_profile *p, func_prof *f, uint32_t insn,
+                                                   const mb_insn_event *ev)
+{
+    warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
+    if (!wf) {
+        p->oom = 1;
+        return;
+    }
+    const insn_info *ii = &f->info[insn];
+    if (ii->special)
+        special_event(p, f, wf, ii, insn, ev);
+}
+
 static void on_insn(void *ctx, const mb_insn_event *ev)
 {
     mb_profile *p = ctx;
@@ -477,8 +504,10 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         return;
     /* (p->cta starts as no CTA's id, see mb_profile_new) */
     if (ev->fn != p->last_fn || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
-        ev->ctaid.z != p->cta.z)
-        switch_context(p, ev);
+        ev->ctaid.z != p->cta.z) {
+        on_insn_switch(p, ev);
+        return;
+    }
     if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
         return;
     func_prof *f = p->last_func;
@@ -486,14 +515,10 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     f->used = 1;
     f->insn_warps[insn]++;
     f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
-    warp_state *w = &p->warps[ev->warp];
-    warp_func *wf = w->funcs[f->index];
+    warp_func *wf = p->warps[ev->warp].funcs[f->index];
     if (!wf || wf->epoch != p->epoch) {
-        wf = warp_func_get(p, w, f);
-        if (!wf) {
-            p->oom = 1;
-            return;
-        }
+        on_insn_warp(p, f, insn, ev);
+        return;
     }
     const insn_info *ii = &f->info[insn];
     if (ii->special)

@@ -1189,9 +1189,29 @@ static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
     pm_direct *dl = pm_footprint_direct(fp, space);
+    if (dl && line) {
+        /* pm_footprint_touch_direct with the array and the reuse counts held
+         * in locals, reloaded only after a new line (which may grow the array) */
+        uint64_t *last = dl->last, cap = dl->cap, *bucket = fp->reuse;
+        for (uint64_t k = 0; k < n; k++) {
+            const uint64_t l = (line[k] + add) & (UINT64_MAX >> 4), prev = l < cap ? last[l] : 0;
+            if (prev == 0) {
+                if (!pm_footprint_touch_direct_new(fp, reuse, dl, space, l, r))
+                    return 0;
+                last = dl->last;
+                cap = dl->cap;
+                continue;
+            }
+            last[l] = r + 1;
+            const uint32_t b = 63 - (uint32_t)__builtin_clzll(r + 1 - prev);
+            if (bucket[b]++ == 0 && !prof_hist_direct_reserve(reuse, bucket, b, 0))
+                return 0;
+        }
+        return 1;
+    }
     if (dl) {
         for (uint64_t l = 0; l < n; l++)
-            if (!pm_footprint_touch_direct(fp, reuse, dl, space, (line ? line[l] : l) + add, r))
+            if (!pm_footprint_touch_direct(fp, reuse, dl, space, l + add, r))
                 return 0;
         return 1;
     }
