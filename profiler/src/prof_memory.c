@@ -64,8 +64,8 @@
  *   Lines not tracked because of the footprint cap are not counted.
  * affine: see the affine-model section below.
  *
- * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
- * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
+ * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank (once a
+ * shared request needs the generic bank count), the line table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap; local lines of small frames take 8 bytes per word of the
  * frame, and shared lines 8 bytes per line of shared memory, instead, see
  * prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
@@ -427,12 +427,6 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     }
     pm->cfg = c;
     pm->nbanks = c.banks;
-    pm->bank_stamp = calloc(c.banks, sizeof(uint32_t));
-    pm->bank_word = calloc(c.banks, sizeof(uint64_t));
-    if (!pm->bank_stamp || !pm->bank_word) {
-        prof_mem_free(pm);
-        return NULL;
-    }
     pm->res.space = MB_SPACE_NONE;
     pm_affine *a = &pm->aff;
     a->nf = c.nfeatures;
@@ -979,7 +973,19 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
         }
     }
     /* Generic: the first word seen per bank; a second distinct word in a
-     * bank sends us to the exact sort-based count. */
+     * bank sends us to the exact sort-based count. The per-bank scratch is
+     * allocated here: most instructions never need it. */
+    if (!pm->bank_stamp) {
+        pm->bank_stamp = calloc(nb, sizeof(uint32_t));
+        pm->bank_word = calloc(nb, sizeof(uint64_t));
+        if (!pm->bank_stamp || !pm->bank_word) {
+            free(pm->bank_stamp);
+            free(pm->bank_word);
+            pm->bank_stamp = NULL;
+            pm->bank_word = NULL;
+            return 0;
+        }
+    }
     uint32_t gen = bank_generation(pm);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
