@@ -47,6 +47,7 @@ static void func_static_free(prof_func_static *s)
     if (s->has_static)
         prof_static_free(&s->st, &s->cfg);
     free(s->info);
+    free(s->special);
     free(s->edges);
     free(s->loop_member);
     mb_cfg_free(&s->cfg);
@@ -96,9 +97,10 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
     for (uint32_t b = 0; b < nb; b++)
         prof_hist_sort(&s->st.dep_dist[b]);
     s->info = calloc((size_t)n + 1, sizeof(insn_info));
+    s->special = calloc((size_t)n + 1, 1);
     s->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
     s->loop_member = calloc((size_t)nl * nb + 1, 1);
-    if (!s->info || !s->edges || !s->loop_member) {
+    if (!s->info || !s->special || !s->edges || !s->loop_member) {
         func_static_free(s);
         return nomem(err);
     }
@@ -126,6 +128,7 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
         ii->leaves = insn->opcode == MB_OP_RET || insn->opcode == MB_OP_EXIT;
         ii->mem = (mb_opcode_get((mb_opcode)insn->opcode)->flags & MB_OPF_M) != 0;
         ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem;
+        s->special[i] = ii->special;
         loop_features(cfg, b, ii);
     }
     *out = s;

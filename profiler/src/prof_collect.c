@@ -25,6 +25,7 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     f->cfg = &a->cfg;
     f->st = &a->st;
     f->info = a->info;
+    f->special = a->special;
     f->loop_member = a->loop_member;
     const uint32_t n = fn->ninsns, nb = (uint32_t)a->cfg.nblocks;
     const uint32_t ne = a->nedges, nl = (uint32_t)a->cfg.loops.nloops;
@@ -520,9 +521,8 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         on_insn_warp(p, f, insn, ev);
         return;
     }
-    const insn_info *ii = &f->info[insn];
-    if (ii->special)
-        special_event(p, f, wf, ii, insn, ev);
+    if (f->special[insn])
+        special_event(p, f, wf, &f->info[insn], insn, ev);
 }
 
 /* --------------------------------------------------------- public */

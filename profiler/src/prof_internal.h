@@ -42,6 +42,7 @@ typedef struct prof_func_static {
     prof_static st;         /* dep_dist sorted */
     int has_static;
     insn_info *info;        /* per instruction */
+    uint8_t *special;       /* per instruction: info[i].special, packed for the per-event test */
     mb_edge_profile *edges; /* in CFG successor order: from, to and back; counts zero */
     uint32_t nedges;
     uint8_t *loop_member;   /* nloops x nblocks */
@@ -63,6 +64,7 @@ typedef struct func_prof {
     const mb_cfg *cfg;   /* the program's analyses (prof_func_static) */
     const prof_static *st;
     const insn_info *info;
+    const uint8_t *special; /* info[i].special, one byte each */
     const uint8_t *loop_member;
     int used;
     uint64_t *insn_warps, *insn_threads; /* per instruction: warp executions, active threads */

@@ -275,34 +275,43 @@ typedef struct pm_stride_shape {
 #define PM_MEMO_GIVE_UP (PM_MEMO_SETS * PM_MEMO_WAYS + 16)
 #define PM_MEMO_RETRY 64
 typedef struct pm_memo {
+    /* what a hit reads and writes first (two cache lines), then the arrays */
     int valid;
     uint32_t n, mask, bytes;
     mb_space space;
+    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
+    uint64_t d;
     uint64_t align_mask; /* M - 1 */
     uint64_t a0;         /* the creating request's first address */
     uint64_t lo, hi;     /* guard: a hit's first address lies in [lo, hi] */
-    uint64_t delta[32];  /* a[i] - a[0] */
-    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
-    uint64_t d;
-    uint64_t sectors, lines, cc10, cc12, degree;
+    int foreign;         /* kept from an earlier profile and not used since (memo_adopt) */
+    uint64_t hits;
     uint64_t *line;      /* the distinct lines of the creating request: line_own, or
                             line_heap when there are more */
+    uint64_t lines;
+    pm_verified verified;
+    uint64_t sectors, cc10, cc12, degree;
+    uint64_t delta[32];  /* a[i] - a[0] */
     uint64_t line_own[PM_MEMO_OWN_LINES];
     uint64_t *line_heap;
     size_t line_cap;
     uint32_t nruns;      /* lane-stride buckets and counts the request added */
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
-    uint64_t hits;
-    pm_verified verified;
-    int foreign;         /* kept from an earlier profile and not used since (memo_adopt) */
 } pm_memo;
 
 struct prof_mem {
+    /* First what every request reads or writes (a memo hit little else), so
+     * that it takes few cache lines: a kernel's hundred instructions each
+     * get a request at a time, and every one finds its prof_mem cold. */
     prof_mem_config cfg;
     unsigned sec_sh, line_sh, bank_sh;
     uint64_t nbanks;
-    prof_mem_result res;
     int space_seen;
+    pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
+    pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
+    uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
+    prof_mem_result res;
+    pm_footprint footprint;
 
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
         d_bank[PM_DIRECT];
@@ -317,8 +326,6 @@ struct prof_mem {
     uint64_t *bank_word;
     uint32_t bank_gen;
 
-    pm_footprint footprint;
-
     /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
      * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
      * allocated on the first request without a constant stride */
@@ -328,13 +335,10 @@ struct prof_mem {
     uint64_t *wbits; /* 64 words, all zero between requests (shared_scan); allocated with
                         the first scattered shared request */
 
-    pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
     uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
                                                        visits these, not every slot */
     uint32_t nmemo_made;
     uint8_t memo_next[PM_MEMO_SETS]; /* per set: the way to replace next */
-    pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
-    uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
     pm_stride_shape shapes[PM_STRIDE_SHAPES];
     uint32_t next_shape;
     pm_affine aff;
