@@ -162,4 +162,15 @@ typedef struct prof_mem_result {
 /* Finalises and returns the results (owned by pm). */
 const prof_mem_result *prof_mem_finish(prof_mem *pm);
 
+/* The request shapes an instruction's statistics have learnt (prof_memory.c,
+ * "kept shapes"): taken from a finished prof_mem, they let a new prof_mem of
+ * the same configuration (the same instruction's in the next profile) skip
+ * relearning them; no result depends on them. Taking leaves pm without them
+ * (NULL: it has none, or out of memory); giving hands them to a prof_mem
+ * that has counted nothing yet, which frees them when it cannot use them. */
+typedef struct prof_mem_shapes prof_mem_shapes;
+prof_mem_shapes *prof_mem_take_shapes(prof_mem *pm);
+void prof_mem_give_shapes(prof_mem *pm, prof_mem_shapes *s);
+void prof_mem_shapes_free(prof_mem_shapes *s);
+
 #endif

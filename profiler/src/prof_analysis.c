@@ -12,9 +12,19 @@
 
 #include <stdlib.h>
 
+/* Per instruction of a function: the shapes its memory statistics learnt
+ * (prof_mem_take_shapes), waiting for the next profile. Unlike the analyses
+ * these change from profile to profile; each profile takes them when it
+ * starts counting an instruction and puts them back when it is freed. */
+typedef struct shape_slots {
+    prof_mem_shapes **slot;
+    uint32_t n;
+} shape_slots;
+
 struct prof_analysis {
     uint32_t nfuncs;
     prof_func_static **funcs; /* per module function; NULL until first analysed */
+    shape_slots *shapes;      /* per module function; slot NULL until first asked for */
 };
 
 static mb_status nomem(mb_error *err)
@@ -37,6 +47,7 @@ static void func_static_free(prof_func_static *s)
     if (s->has_static)
         prof_static_free(&s->st, &s->cfg);
     free(s->info);
+    free(s->special);
     free(s->edges);
     free(s->loop_member);
     free(s->conds);
@@ -126,9 +137,10 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
     for (uint32_t b = 0; b < nb; b++)
         prof_hist_sort(&s->st.dep_dist[b]);
     s->info = calloc((size_t)n + 1, sizeof(insn_info));
+    s->special = calloc((size_t)n + 1, 1);
     s->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
     s->loop_member = calloc((size_t)nl * nb + 1, 1);
-    if (!s->info || !s->edges || !s->loop_member) {
+    if (!s->info || !s->special || !s->edges || !s->loop_member) {
         func_static_free(s);
         return nomem(err);
     }
@@ -165,6 +177,7 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
         insn_info *ii = &s->info[i];
         ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem |
                       ii->cmp_leaf;
+        s->special[i] = ii->special;
     }
     *out = s;
     return MB_OK;
@@ -182,7 +195,10 @@ mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_st
         if (!a)
             return nomem(err);
         a->funcs = calloc((size_t)m->nfuncs + 1, sizeof(prof_func_static *));
-        if (!a->funcs) {
+        a->shapes = calloc((size_t)m->nfuncs + 1, sizeof(shape_slots));
+        if (!a->funcs || !a->shapes) {
+            free(a->funcs);
+            free(a->shapes);
             free(a);
             return nomem(err);
         }
@@ -199,12 +215,32 @@ mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_st
     return MB_OK;
 }
 
+prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn)
+{
+    prof_analysis *a = prog->analysis;
+    if (!a || index >= a->nfuncs || insn >= prog->module->funcs[index].ninsns)
+        return NULL;
+    shape_slots *ss = &a->shapes[index];
+    if (!ss->slot) {
+        ss->slot = calloc(prog->module->funcs[index].ninsns, sizeof(prof_mem_shapes *));
+        if (!ss->slot)
+            return NULL; /* nothing kept: the statistics relearn their shapes */
+        ss->n = prog->module->funcs[index].ninsns;
+    }
+    return &ss->slot[insn];
+}
+
 void prof_analysis_free(prof_analysis *a)
 {
     if (!a)
         return;
-    for (uint32_t i = 0; i < a->nfuncs; i++)
+    for (uint32_t i = 0; i < a->nfuncs; i++) {
         func_static_free(a->funcs[i]);
+        for (uint32_t k = 0; k < a->shapes[i].n; k++)
+            prof_mem_shapes_free(a->shapes[i].slot[k]);
+        free(a->shapes[i].slot);
+    }
     free(a->funcs);
+    free(a->shapes);
     free(a);
 }

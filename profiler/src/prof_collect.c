@@ -25,6 +25,7 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     f->cfg = &a->cfg;
     f->st = &a->st;
     f->info = a->info;
+    f->special = a->special;
     f->loop_member = a->loop_member;
     const uint32_t n = fn->ninsns, nb = (uint32_t)a->cfg.nblocks;
     const uint32_t ne = a->nedges, nl = (uint32_t)a->cfg.loops.nloops;
@@ -47,11 +48,18 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     return MB_OK;
 }
 
-static void func_free(func_prof *f)
+static void func_free(mb_program *prog, func_prof *f)
 {
     if (f->mems)
-        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++) {
+            if (!f->mems[i])
+                continue;
+            /* the shapes learnt go back to the program for its next profile */
+            prof_mem_shapes **kept = prof_analysis_shapes(prog, f->index, i);
+            if (kept && !*kept)
+                *kept = prof_mem_take_shapes(f->mems[i]);
             prof_mem_free(f->mems[i]);
+        }
     if (f->cmps)
         for (uint32_t i = 0; i < f->fn->ninsns; i++)
             prof_cond_fit_free(f->cmps[i]);
@@ -70,7 +78,8 @@ static void func_free(func_prof *f)
 
 /* ------------------------------------------------------ warp state */
 
-static warp_func *warp_func_get(mb_profile *p, warp_state *w, func_prof *f)
+static __attribute__((noinline)) warp_func *warp_func_get(mb_profile *p, warp_state *w,
+                                                         func_prof *f)
 {
     warp_func *wf = w->funcs[f->index];
     if (wf) {
@@ -251,7 +260,9 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
             close_activations(f, wf, (uint32_t)L, wf->in_loop[L] & m);
         }
     }
-    /* loops entered or iterated: those containing b */
+    /* loops entered or iterated: those containing b. While the lanes inside
+     * a loop share one iteration index, it is kept in iter_value alone (their
+     * entries of iter are stale) and written to iter when they part. */
     for (int L = f->cfg->loops.innermost[b]; L >= 0; L = loops[L].parent) {
         const uint32_t in = wf->in_loop[L];
         const int back = loops[L].header == b && prev >= 0 &&
@@ -259,11 +270,6 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
         const uint32_t next = back ? in & m : 0, fresh = m & ~in;
         if (!next && !fresh)
             continue;
-        int64_t *it = wf->iter + (size_t)L * 32;
-        for (uint32_t c = next; c; c &= c - 1)
-            it[__builtin_ctz(c)]++; /* back edge: next iteration */
-        for (uint32_t c = fresh; c; c &= c - 1)
-            it[__builtin_ctz(c)] = 0;
         wf->in_loop[L] = in | fresh;
         /* lanes leaving a loop one by one stay in it (at their last
          * iteration) until they reconverge: the lanes still iterating share
@@ -280,11 +286,24 @@ static void block_group(func_prof *f, warp_func *wf, int b, int prev, uint32_t m
         if (in == 0) {
             wf->iter_uniform[L] = 1;
             wf->iter_value[L] = 0;
-        } else if (wf->iter_uniform[L] && next == in && !fresh) {
-            wf->iter_value[L]++;
-        } else if (!(wf->iter_uniform[L] && !next && wf->iter_value[L] == 0)) {
-            iter_recompute(wf, (uint32_t)L);
+            continue;
         }
+        int64_t *it = wf->iter + (size_t)L * 32;
+        if (wf->iter_uniform[L]) {
+            if (next == in && !fresh) {
+                wf->iter_value[L]++;
+                continue;
+            }
+            if (!next && wf->iter_value[L] == 0)
+                continue; /* lanes joining at iteration 0 */
+            for (uint32_t c = in; c; c &= c - 1)
+                it[__builtin_ctz(c)] = wf->iter_value[L];
+        }
+        for (uint32_t c = next; c; c &= c - 1)
+            it[__builtin_ctz(c)]++; /* back edge: next iteration */
+        for (uint32_t c = fresh; c; c &= c - 1)
+            it[__builtin_ctz(c)] = 0;
+        iter_recompute(wf, (uint32_t)L);
     }
     const int inner = f->cfg->loops.innermost[b];
     if (inner >= 0) {
@@ -405,6 +424,11 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
             p->oom = 1;
             return;
         }
+        prof_mem_shapes **kept = prof_analysis_shapes(p->prog, f->index, insn);
+        if (kept) {
+            prof_mem_give_shapes(pm, *kept);
+            *kept = NULL;
+        }
     }
     /* a converged warp's lane-indexed addresses are the request as is */
     uint64_t addrs[32];
@@ -476,17 +500,14 @@ static void compare_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t i
     prof_cond_fit_add(cf, &ex);
 }
 
-static void on_insn(void *ctx, const mb_insn_event *ev)
+/* Makes the event's function and CTA the current ones. */
+static void switch_context(mb_profile *p, const mb_insn_event *ev)
 {
-    mb_profile *p = ctx;
-    if (p->oom)
-        return;
     if (ev->fn != p->last_fn) {
         uint32_t findex = (uint32_t)(ev->fn - p->module->funcs);
         p->last_func = &p->funcs[p->func_slot[findex]];
         p->last_fn = ev->fn;
     }
-    func_prof *f = p->last_func;
     if (!p->have_cta || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
         ev->ctaid.z != p->cta.z) {
         if (p->have_cta)
@@ -494,20 +515,14 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         p->cta = ev->ctaid;
         p->have_cta = 1;
     }
-    if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
-        return;
-    uint32_t insn = ev->insn;
-    const insn_info *ii = &f->info[insn];
-    f->used = 1;
-    f->insn_warps[insn]++;
-    f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
-    warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
-    if (!wf) {
-        p->oom = 1;
-        return;
-    }
-    if (!ii->special)
-        return;
+}
+
+/* What an instruction that needs more than counting adds (insn_info.special):
+ * apart from the hot path of on_insn, which then keeps its registers. */
+static __attribute__((noinline)) void special_event(mb_profile *p, func_prof *f, warp_func *wf,
+                                                    const insn_info *ii, uint32_t insn,
+                                                    const mb_insn_event *ev)
+{
     if (ii->block_start)
         block_entry(f, wf, ii->block, ev->active);
     if (ii->barrier)
@@ -529,6 +544,60 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
         compare_event(p, f, wf, insn, ev);
     if (ii->leaves && ev->executed)
         function_exit(f, wf, ii->block, ev->executed);
+}
+
+static void on_insn(void *ctx, const mb_insn_event *ev);
+
+/* The rarer paths of on_insn, each its own function that on_insn calls last
+ * (as a tail call), so that on_insn's path for an instruction that is only
+ * counted saves no registers. */
+
+/* An event of another function or CTA than the previous one. */
+static __attribute__((noinline)) void on_insn_switch(mb_profile *p, const mb_insn_event *ev)
+{
+    switch_context(p, ev);
+    on_insn(p, ev); /* now in the event's context */
+}
+
+/* The first event of a warp in a function in this CTA. */
+static __attribute__((noinline)) void on_insn_warp(mb_profile *p, func_prof *f, uint32_t insn,
+                                                   const mb_insn_event *ev)
+{
+    warp_func *wf = warp_func_get(p, &p->warps[ev->warp], f);
+    if (!wf) {
+        p->oom = 1;
+        return;
+    }
+    const insn_info *ii = &f->info[insn];
+    if (ii->special)
+        special_event(p, f, wf, ii, insn, ev);
+}
+
+static void on_insn(void *ctx, const mb_insn_event *ev)
+{
+    mb_profile *p = ctx;
+    if (p->oom)
+        return;
+    /* (p->cta starts as no CTA's id, see mb_profile_new) */
+    if (ev->fn != p->last_fn || ev->ctaid.x != p->cta.x || ev->ctaid.y != p->cta.y ||
+        ev->ctaid.z != p->cta.z) {
+        on_insn_switch(p, ev);
+        return;
+    }
+    if (ev->insn >= ev->fn->ninsns || ev->warp >= p->nwarps)
+        return;
+    func_prof *f = p->last_func;
+    const uint32_t insn = ev->insn;
+    f->used = 1;
+    f->insn_warps[insn]++;
+    f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
+    warp_func *wf = p->warps[ev->warp].funcs[f->index];
+    if (!wf || wf->epoch != p->epoch) {
+        on_insn_warp(p, f, insn, ev);
+        return;
+    }
+    if (f->special[insn])
+        special_event(p, f, wf, &f->info[insn], insn, ev);
 }
 
 /* --------------------------------------------------------- public */
@@ -595,6 +664,7 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
             st = nomem(err);
     }
     p->epoch = 1;
+    p->cta.x = UINT32_MAX; /* no CTA has it: the first event switches to its own */
     if (st != MB_OK) {
         mb_profile_free(p);
         return st;
@@ -664,7 +734,7 @@ void mb_profile_free(mb_profile *p)
         }
     if (p->funcs)
         for (uint32_t k = 0; k < p->nfuncs; k++)
-            func_free(&p->funcs[k]);
+            func_free(p->prog, &p->funcs[k]);
     free(p->funcs);
     free(p->func_slot);
     free(p->warps);

@@ -43,6 +43,7 @@ typedef struct prof_func_static {
     prof_static st;         /* dep_dist sorted */
     int has_static;
     insn_info *info;        /* per instruction */
+    uint8_t *special;       /* per instruction: info[i].special, packed for the per-event test */
     mb_edge_profile *edges; /* in CFG successor order: from, to and back; counts zero */
     uint32_t nedges;
     uint8_t *loop_member;   /* nloops x nblocks */
@@ -56,6 +57,10 @@ typedef struct prof_func_static {
  * so its profiles are created one at a time and freed before it. */
 mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_static **out,
                             mb_error *err);
+/* Where the shapes of the memory statistics of instruction `insn` of function
+ * `index` wait between profiles of the program (prof_mem_take_shapes); NULL
+ * when none can be kept. Valid after prof_analysis_get for that function. */
+prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn);
 
 typedef struct func_prof {
     const mb_function *fn;
@@ -63,6 +68,7 @@ typedef struct func_prof {
     const mb_cfg *cfg;   /* the program's analyses (prof_func_static) */
     const prof_static *st;
     const insn_info *info;
+    const uint8_t *special; /* info[i].special, one byte each */
     const uint8_t *loop_member;
     int used;
     uint64_t *insn_warps, *insn_threads; /* per instruction: warp executions, active threads */
@@ -90,7 +96,8 @@ typedef struct warp_func {
     uint32_t group_mask;   /* moves from block to block without touching last_block per lane */
     uint32_t *block_mask;  /* lanes that executed each block */
     uint32_t *edge_mask;   /* lanes that took each edge */
-    int64_t *iter;         /* nloops x 32: current 0-based iteration (address features) */
+    int64_t *iter;         /* nloops x 32: current 0-based iteration (address features);
+                              stale for the lanes of in_loop while iter_uniform */
     uint32_t *in_loop;     /* per loop: lanes inside an activation */
     uint8_t *iter_uniform; /* per loop: every lane in in_loop has iteration iter_value */
     int64_t *iter_value;

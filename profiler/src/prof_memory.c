@@ -64,8 +64,8 @@
  *   Lines not tracked because of the footprint cap are not counted.
  * affine: see prof_affine.h.
  *
- * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank, the line
- * table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
+ * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank (once a
+ * shared request needs the generic bank count), the line table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap; local lines of small frames take 8 bytes per word of the
  * frame, and shared lines 8 bytes per line of shared memory, instead, see
  * prof_footprint.h), the lane_stride histogram (<= PM_STRIDE_CAP + 1 entries),
@@ -160,33 +160,43 @@ typedef struct pm_stride_shape {
 #define PM_MEMO_GIVE_UP (PM_MEMO_SETS * PM_MEMO_WAYS + 16)
 #define PM_MEMO_RETRY 64
 typedef struct pm_memo {
+    /* what a hit reads and writes first (two cache lines), then the arrays */
     int valid;
     uint32_t n, mask, bytes;
     mb_space space;
+    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
+    uint64_t d;
     uint64_t align_mask; /* M - 1 */
     uint64_t a0;         /* the creating request's first address */
     uint64_t lo, hi;     /* guard: a hit's first address lies in [lo, hi] */
-    uint64_t delta[32];  /* a[i] - a[0] */
-    int cst;             /* delta[i] == i * d for every i (as the request's own check finds) */
-    uint64_t d;
-    uint64_t sectors, lines, cc10, cc12, degree;
+    int foreign;         /* kept from an earlier profile and not used since (memo_adopt) */
+    uint64_t hits;
     uint64_t *line;      /* the distinct lines of the creating request: line_own, or
                             line_heap when there are more */
+    uint64_t lines;
+    pm_verified verified;
+    uint64_t sectors, cc10, cc12, degree;
+    uint64_t delta[32];  /* a[i] - a[0] */
     uint64_t line_own[PM_MEMO_OWN_LINES];
     uint64_t *line_heap;
     size_t line_cap;
     uint32_t nruns;      /* lane-stride buckets and counts the request added */
     uint64_t run_bucket[PM_MEMO_MAX_RUNS], run_count[PM_MEMO_MAX_RUNS];
-    uint64_t hits;
-    pm_verified verified;
 } pm_memo;
 
 struct prof_mem {
+    /* First what every request reads or writes (a memo hit little else), so
+     * that it takes few cache lines: a kernel's hundred instructions each
+     * get a request at a time, and every one finds its prof_mem cold. */
     prof_mem_config cfg;
     unsigned sec_sh, line_sh, bank_sh;
     uint64_t nbanks;
-    prof_mem_result res;
     int space_seen;
+    pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
+    pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
+    uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
+    prof_mem_result res;
+    pm_footprint footprint;
 
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
         d_bank[PM_DIRECT];
@@ -201,22 +211,19 @@ struct prof_mem {
     uint64_t *bank_word;
     uint32_t bank_gen;
 
-    pm_footprint footprint;
-
     /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
      * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
      * allocated on the first request without a constant stride */
     uint64_t *sd_count;
     uint8_t *sd_state;
     uint64_t sd_other;
+    uint64_t *wbits; /* 64 words, all zero between requests (shared_scan); allocated with
+                        the first scattered shared request */
 
-    pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
     uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
                                                        visits these, not every slot */
     uint32_t nmemo_made;
     uint8_t memo_next[PM_MEMO_SETS]; /* per set: the way to replace next */
-    pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
-    uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
     pm_stride_shape shapes[PM_STRIDE_SHAPES];
     uint32_t next_shape;
     pm_affine aff;
@@ -294,15 +301,20 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     }
     pm->cfg = c;
     pm->nbanks = c.banks;
-    pm->bank_stamp = calloc(c.banks, sizeof(uint32_t));
-    pm->bank_word = calloc(c.banks, sizeof(uint64_t));
-    if (!pm->bank_stamp || !pm->bank_word) {
-        prof_mem_free(pm);
-        return NULL;
-    }
     pm->res.space = MB_SPACE_NONE;
     aff_init(&pm->aff, c.nfeatures);
     return pm;
+}
+
+static void memos_free(pm_memo **memo, const uint8_t *made, uint32_t nmade)
+{
+    if (!memo)
+        return;
+    for (uint32_t k = 0; k < nmade; k++) {
+        free(memo[made[k]]->line_heap);
+        free(memo[made[k]]);
+    }
+    free(memo);
 }
 
 void prof_mem_free(prof_mem *pm)
@@ -321,15 +333,10 @@ void prof_mem_free(prof_mem *pm)
     free(pm->bank_stamp);
     free(pm->bank_word);
     pm_footprint_free(&pm->footprint);
-    if (pm->memo) {
-        for (uint32_t k = 0; k < pm->nmemo_made; k++) {
-            free(pm->memo[pm->memo_made[k]]->line_heap);
-            free(pm->memo[pm->memo_made[k]]);
-        }
-        free(pm->memo);
-    }
+    memos_free(pm->memo, pm->memo_made, pm->nmemo_made);
     free(pm->sd_count);
     free(pm->sd_state);
+    free(pm->wbits);
     free(pm);
 }
 
@@ -488,6 +495,26 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     sc->asc = asc;
     sc->desc = desc;
     return 1;
+}
+
+/* scatter_scan without the lane strides (counted already). */
+static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
+{
+    uint64_t lo = a[0], hi = a[0], any = a[0];
+    int asc = 1, desc = 1;
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t x = a[k], prev = a[k - 1];
+        asc &= x >= prev;
+        desc &= x <= prev;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        any |= x;
+    }
+    sc->lo = lo;
+    sc->hi = hi;
+    sc->any = any;
+    sc->asc = asc;
+    sc->desc = desc;
 }
 
 /* Moves the table's counts to the histogram (every bucket is there). */
@@ -742,33 +769,20 @@ static uint32_t bank_generation(prof_mem *pm)
 }
 
 /*
- * The bank degree of a scattered request whose lanes each touch one word,
- * within 4096 words, with at most 64 banks: the distinct words as a bitmap
- * based at a multiple of 64 words, so that bit j of every bitmap word is
- * in bank j mod banks; each bitmap word adds its chunks of `banks` bits to
- * per-bank counters kept bit-sliced (plane p holds bit p of every bank's
- * count: at most 32 distinct words, so 6 planes), and the largest counter
- * is read from the top plane down. 0 when the request does not qualify.
+ * The bank degree of at most 32 distinct words given as a bitmap based at a
+ * multiple of 64 words (the bitmap words in `visit`), with at most 64 banks:
+ * bit j of every bitmap word is in bank j mod banks; each bitmap word adds
+ * its chunks of `banks` bits to per-bank counters kept bit-sliced (plane p
+ * holds bit p of every bank's count: at most 32 words, so 6 planes), and
+ * the largest counter is read from the top plane down.
  */
-static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, const pm_scan *sc,
-                             uint64_t *deg)
+static uint64_t bitmap_degree(const prof_mem *pm, const uint64_t *bits, uint64_t visit)
 {
-    const unsigned bs = pm->bank_sh;
     const uint64_t nb = pm->nbanks;
-    const uint64_t wbase = (sc->lo >> bs) & ~(uint64_t)63;
-    if (nb > 64 || n > 32 || (sc->hi >> bs) - wbase >= 4096)
-        return 0;
-    uint64_t bits[64];
-    const uint32_t nwords = (uint32_t)(((sc->hi >> bs) - wbase) >> 6) + 1;
-    memset(bits, 0, nwords * sizeof(uint64_t));
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t w = (a[i] >> bs) - wbase;
-        bits[w >> 6] |= 1ull << (w & 63);
-    }
     const uint64_t chunk = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1;
     uint64_t plane[6] = {0};
-    for (uint32_t j = 0; j < nwords; j++)
-        for (uint64_t x = bits[j]; x; x = nb == 64 ? 0 : x >> nb) {
+    for (; visit; visit &= visit - 1)
+        for (uint64_t x = bits[__builtin_ctzll(visit)]; x; x = nb == 64 ? 0 : x >> nb) {
             uint64_t carry = x & chunk;
             for (uint32_t p = 0; p < 6 && carry; p++) {
                 const uint64_t t = plane[p] & carry;
@@ -782,7 +796,26 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
             cand &= plane[p];
             best |= (uint64_t)1 << p;
         }
-    *deg = best;
+    return best;
+}
+
+/* The bank degree of a scattered request whose lanes each touch one word,
+ * within 4096 words (bitmap_degree); 0 when the request does not qualify. */
+static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, const pm_scan *sc,
+                             uint64_t *deg)
+{
+    const unsigned bs = pm->bank_sh;
+    const uint64_t wbase = (sc->lo >> bs) & ~(uint64_t)63;
+    if (pm->nbanks > 64 || n > 32 || (sc->hi >> bs) - wbase >= 4096)
+        return 0;
+    uint64_t bits[64];
+    const uint32_t nwords = (uint32_t)(((sc->hi >> bs) - wbase) >> 6) + 1;
+    memset(bits, 0, nwords * sizeof(uint64_t));
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t w = (a[i] >> bs) - wbase;
+        bits[w >> 6] |= 1ull << (w & 63);
+    }
+    *deg = bitmap_degree(pm, bits, nwords == 64 ? UINT64_MAX : ((uint64_t)1 << nwords) - 1);
     return 1;
 }
 
@@ -809,7 +842,19 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
         }
     }
     /* Generic: the first word seen per bank; a second distinct word in a
-     * bank sends us to the exact sort-based count. */
+     * bank sends us to the exact sort-based count. The per-bank scratch is
+     * allocated here: most instructions never need it. */
+    if (!pm->bank_stamp) {
+        pm->bank_stamp = calloc(nb, sizeof(uint32_t));
+        pm->bank_word = calloc(nb, sizeof(uint64_t));
+        if (!pm->bank_stamp || !pm->bank_word) {
+            free(pm->bank_stamp);
+            free(pm->bank_word);
+            pm->bank_stamp = NULL;
+            pm->bank_word = NULL;
+            return 0;
+        }
+    }
     uint32_t gen = bank_generation(pm);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
@@ -898,6 +943,117 @@ conflict:;
     return 1;
 }
 
+/* ------------------------------------------- scattered shared requests */
+
+/*
+ * A scattered shared request (an atomic on a table indexed by data, say)
+ * whose lanes each access one bank word: one pass over its lanes counts
+ * its lane strides (as scatter_scan does) and marks its words in a bitmap
+ * of a 4096-word window around its first word; the bank degree
+ * (bitmap_degree) and the distinct lines (aligned groups of bits) follow
+ * from the bitmap, instead of a pass each. pm->wbits is all zero between
+ * requests: a request clears the bitmap words it wrote.
+ */
+typedef struct pm_words {
+    uint64_t base;  /* the window's first word, a multiple of 64 */
+    uint64_t dirty; /* the bitmap words written */
+    int in_window;  /* every lane accesses one word of the window (else the bitmap is clear) */
+} pm_words;
+
+/* Whether shared_scan can serve this instruction: a bitmap word holds
+ * whole lines, the banks suit bitmap_degree, and the bitmap exists. */
+static int shared_words(prof_mem *pm)
+{
+    if (pm->nbanks > 64 || pm->line_sh < pm->bank_sh || pm->line_sh - pm->bank_sh > 6)
+        return 0;
+    if (!pm->wbits)
+        pm->wbits = calloc(64, sizeof(uint64_t));
+    return pm->wbits != NULL;
+}
+
+static void words_clear(prof_mem *pm, pm_words *ws)
+{
+    for (uint64_t m = ws->dirty; m; m &= m - 1)
+        pm->wbits[__builtin_ctzll(m)] = 0;
+    ws->dirty = 0;
+}
+
+/* shared_scan with bank words of 2^bs bytes (a constant at each call).
+ * Strides whose table slot is known are counted in the loop; the others
+ * go through stride_one after it, in lane order, which counts them as the
+ * loop would have (a slot's state changes only there), and keeps calls out
+ * of the loop, so that it keeps its values in registers. A memo being
+ * recorded notes every stride through stride_one (as in scatter_scan). */
+static inline __attribute__((always_inline)) int
+shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, pm_words *ws,
+                  const unsigned bs)
+{
+    uint64_t *cnt = pm->rec ? NULL : pm->sd_count;
+    const uint8_t *st = pm->sd_state;
+    uint64_t *bits = pm->wbits;
+    uint64_t slow[32];
+    uint32_t nslow = 0;
+    const uint64_t w0 = a[0] >> bs, base = w0 >= 2048 ? (w0 - 2048) & ~(uint64_t)63 : 0;
+    uint64_t out = w0 - base, any = a[0], dirty = (uint64_t)1 << (out >> 6);
+    bits[out >> 6] |= (uint64_t)1 << (out & 63);
+    for (uint32_t k = 1; k < n; k++) {
+        const uint64_t x = a[k], diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
+        if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
+            cnt[slot]++;
+        else
+            slow[nslow++] = diff;
+        /* a word outside the window still lands in the bitmap (cleared below) */
+        const uint64_t r = (x >> bs) - base, j = (r >> 6) & 63;
+        out |= r;
+        any |= x;
+        bits[j] |= (uint64_t)1 << (r & 63);
+        dirty |= (uint64_t)1 << j;
+    }
+    ws->base = base;
+    ws->dirty = dirty;
+    for (uint32_t k = 0; k < nslow; k++)
+        if (!stride_one_call(pm, slow[k])) {
+            words_clear(pm, ws);
+            return 0;
+        }
+    const uint64_t wmask = ((uint64_t)1 << bs) - 1;
+    ws->in_window = out < 4096 && (any & wmask) + off <= wmask;
+    if (!ws->in_window)
+        words_clear(pm, ws);
+    return 1;
+}
+
+/* The pass over a scattered shared request of at most 32 lanes; 0 when
+ * out of memory. */
+static __attribute__((noinline)) int shared_scan(prof_mem *pm, const uint64_t *a, uint32_t n,
+                                                 uint64_t off, pm_words *ws)
+{
+    strides_table(pm);
+    if (pm->bank_sh == 2) /* 4-byte banks */
+        return shared_scan_lanes(pm, a, n, off, ws, 2);
+    return shared_scan_lanes(pm, a, n, off, ws, pm->bank_sh);
+}
+
+/* The distinct lines of the bitmap's words, in increasing order, to
+ * pm->lines (room for one per lane checked by the caller). */
+static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
+{
+    const unsigned k = pm->line_sh - pm->bank_sh; /* 2^k words per line */
+    const uint64_t group = k == 6 ? UINT64_MAX : ((uint64_t)1 << (1u << k)) - 1;
+    const unsigned align = ~((1u << k) - 1);
+    uint64_t nl = 0;
+    for (uint64_t m = ws->dirty; m; m &= m - 1) {
+        const unsigned j = (unsigned)__builtin_ctzll(m);
+        const uint64_t first = ws->base + 64 * (uint64_t)j;
+        for (uint64_t x = pm->wbits[j]; x;) {
+            const unsigned c = (unsigned)__builtin_ctzll(x) & align;
+            pm->lines[nl++] = (first + c) >> k;
+            x &= ~(group << c);
+        }
+    }
+    return nl;
+}
+
 /* ------------------------------------------------ footprint and reuse */
 
 /* Records that request r touched n distinct lines of `space`
@@ -908,9 +1064,29 @@ static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_
     pm_footprint *fp = &pm->footprint;
     prof_hist *reuse = &pm->res.reuse_log2;
     pm_direct *dl = pm_footprint_direct(fp, space);
+    if (dl && line) {
+        /* pm_footprint_touch_direct with the array and the reuse counts held
+         * in locals, reloaded only after a new line (which may grow the array) */
+        uint64_t *last = dl->last, cap = dl->cap, *bucket = fp->reuse;
+        for (uint64_t k = 0; k < n; k++) {
+            const uint64_t l = (line[k] + add) & (UINT64_MAX >> 4), prev = l < cap ? last[l] : 0;
+            if (prev == 0) {
+                if (!pm_footprint_touch_direct_new(fp, reuse, dl, space, l, r))
+                    return 0;
+                last = dl->last;
+                cap = dl->cap;
+                continue;
+            }
+            last[l] = r + 1;
+            const uint32_t b = 63 - (uint32_t)__builtin_clzll(r + 1 - prev);
+            if (bucket[b]++ == 0 && !prof_hist_direct_reserve(reuse, bucket, b, 0))
+                return 0;
+        }
+        return 1;
+    }
     if (dl) {
         for (uint64_t l = 0; l < n; l++)
-            if (!pm_footprint_touch_direct(fp, reuse, dl, space, (line ? line[l] : l) + add, r))
+            if (!pm_footprint_touch_direct(fp, reuse, dl, space, l + add, r))
                 return 0;
         return 1;
     }
@@ -991,7 +1167,7 @@ static pm_verified *stride_shape(prof_mem *pm, uint32_t mask, uint32_t n, uint64
 
 /* The lanes of a request as a mask; 0 when it cannot be memoised (more
  * than 32 entries or a lane number beyond 31). */
-static uint32_t request_mask(const prof_mem_request *req)
+static inline uint32_t request_mask(const prof_mem_request *req)
 {
     const uint32_t n = req->lanes;
     if (n > 32)
@@ -1102,6 +1278,7 @@ static pm_memo *memo_alloc(void)
     pm_memo *m = malloc(sizeof(*m));
     if (m) {
         m->valid = 0;
+        m->foreign = 0;
         m->hits = 0;
         m->verified.gen = 0;
         m->line_heap = NULL;
@@ -1155,6 +1332,7 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
     m->lines = nlines;
     m->hits = 0;
     m->verified.tags = 0;
+    m->foreign = 0;
     m->valid = 1;
 }
 
@@ -1317,6 +1495,139 @@ static int local_window_touch(prof_mem *pm, const pm_local *lu, uint64_t words, 
     return 1;
 }
 
+/* ------------------------------------------------------- kept shapes */
+
+/*
+ * The memos of an instruction describe request shapes and what they
+ * produce, which depends on the configuration alone, so they outlive a
+ * profile: the next profile of the same instruction (the next launch of a
+ * kernel) starts with them instead of relearning every shape. What a memo
+ * holds that belongs to one prof_mem is renewed on its first use there
+ * (memo_adopt): that use is counted as the request that made the memo was,
+ * so that its values are reserved in this prof_mem's histograms and its lane
+ * strides decided against this prof_mem's stride histogram (the strides of a
+ * hit equal the maker's: the same constant stride, or the same address
+ * differences); its hits and affine verification start afresh.
+ */
+struct prof_mem_shapes {
+    prof_mem_config cfg;
+    pm_memo **memo;
+    uint8_t made[PM_MEMO_SETS * PM_MEMO_WAYS];
+    uint32_t nmade;
+    uint8_t next[PM_MEMO_SETS];
+    uint64_t hits, records;
+};
+
+/* The first use of a foreign memo m, which the request hits: its lane
+ * strides and values are counted as a new request's, and m records the
+ * strides' buckets of this prof_mem. 0 when out of memory. */
+static int memo_adopt(prof_mem *pm, pm_memo *m, const prof_mem_request *req, int cst, uint64_t d)
+{
+    const uint32_t n = req->lanes;
+    const uint64_t *a = req->addrs;
+    prof_mem_result *res = &pm->res;
+    m->foreign = 0;
+    m->hits = 0;
+    m->nruns = 0;
+    m->verified.tags = 0;
+    pm->rec = m;
+    int ok = 1;
+    if (n >= 2 && cst) {
+        ok = stride_add(pm, d, n - 1);
+    } else if (n >= 2) {
+        strides_table(pm);
+        for (uint32_t i = 1; i < n && ok; i++)
+            ok = stride_one_call(pm, a[i] - a[i - 1]);
+    }
+    if (!pm->rec)
+        m->valid = 0; /* its strides take too many runs here */
+    pm->rec = NULL;
+    if (!ok)
+        return 0;
+    if (m->space == MB_SPACE_SHARED)
+        return count_value(pm->d_bank, &res->bank_degree, m->degree);
+    return count_value(pm->d_sectors, &res->sectors, m->sectors) &&
+           count_value(pm->d_lines, &res->lines, m->lines) &&
+           count_value(pm->d_cc10, &res->cc10_transactions, m->cc10) &&
+           count_value(pm->d_cc12, &res->cc12_transactions, m->cc12);
+}
+
+prof_mem_shapes *prof_mem_take_shapes(prof_mem *pm)
+{
+    if (!pm->memo)
+        return NULL;
+    prof_mem_shapes *s = malloc(sizeof(*s));
+    if (!s)
+        return NULL;
+    s->cfg = pm->cfg;
+    s->memo = pm->memo;
+    memcpy(s->made, pm->memo_made, sizeof(s->made));
+    s->nmade = pm->nmemo_made;
+    memcpy(s->next, pm->memo_next, sizeof(s->next));
+    s->hits = pm->memo_hits;
+    s->records = pm->memo_records;
+    for (uint32_t k = 0; k < s->nmade; k++) {
+        pm_memo *m = s->memo[s->made[k]];
+        m->foreign = 1;
+        m->hits = 0; /* counted by pm (or dropped with it when it was not finished) */
+    }
+    pm->memo = NULL;
+    pm->nmemo_made = 0;
+    return s;
+}
+
+void prof_mem_give_shapes(prof_mem *pm, prof_mem_shapes *s)
+{
+    if (!s)
+        return;
+    const prof_mem_config *c = &pm->cfg;
+    if (pm->memo || pm->res.requests || s->cfg.banks != c->banks ||
+        s->cfg.bank_bytes != c->bank_bytes || s->cfg.sector_bytes != c->sector_bytes ||
+        s->cfg.line_bytes != c->line_bytes) {
+        prof_mem_shapes_free(s);
+        return;
+    }
+    pm->memo = s->memo;
+    memcpy(pm->memo_made, s->made, sizeof(s->made));
+    pm->nmemo_made = s->nmade;
+    memcpy(pm->memo_next, s->next, sizeof(s->next));
+    pm->memo_hits = s->hits;
+    pm->memo_records = s->records;
+    free(s);
+}
+
+void prof_mem_shapes_free(prof_mem_shapes *s)
+{
+    if (!s)
+        return;
+    memos_free(s->memo, s->made, s->nmade);
+    free(s);
+}
+
+/* ------------------------------------------------------------ counting */
+
+/* Whether a[i] == a[0] + i d for every entry: four lanes a step, in pairs
+ * of 64-bit lanes where the compiler has vectors for them (SSE2 on
+ * x86-64), which halves the instructions per lane. */
+typedef uint64_t pm_u64x2 __attribute__((vector_size(16)));
+static inline int constant_stride(const uint64_t *a, uint32_t n, uint64_t d)
+{
+    const uint64_t a0 = a[0];
+    pm_u64x2 e01 = {a0, a0 + d}, e23 = {a0 + 2 * d, a0 + 3 * d}, bad = {0, 0};
+    const pm_u64x2 d4 = {4 * d, 4 * d};
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4, e01 += d4, e23 += d4) {
+        pm_u64x2 x01, x23;
+        memcpy(&x01, a + i, sizeof(x01)); /* (addresses need not be 16-byte aligned) */
+        memcpy(&x23, a + i + 2, sizeof(x23));
+        bad |= (x01 ^ e01) | (x23 ^ e23);
+    }
+    uint64_t rest = bad[0] | bad[1], e = a0 + (uint64_t)i * d;
+    for (; i < n; i++, e += d)
+        rest |= a[i] ^ e;
+    return rest == 0;
+}
+
 /* Counts one request. */
 static int count_request(prof_mem *pm, const prof_mem_request *req)
 {
@@ -1344,22 +1655,9 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     uint64_t d = 0;
     if (n >= 2) {
         d = a[1] - a[0];
-        /* a[i] == a[0] + i d for every lane, four lanes per step; most
-         * scattered requests already differ at the last lane */
-        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d;
-        if (cst) {
-            uint64_t diff0 = 0, diff1 = 0, diff2 = 0, diff3 = 0, e0 = a[0], d4 = 4 * d;
-            uint32_t i = 0;
-            for (; i + 4 <= n; i += 4, e0 += d4) {
-                diff0 |= a[i] ^ e0;
-                diff1 |= a[i + 1] ^ (e0 + d);
-                diff2 |= a[i + 2] ^ (e0 + 2 * d);
-                diff3 |= a[i + 3] ^ (e0 + 3 * d);
-            }
-            for (; i < n; i++, e0 += d)
-                diff0 |= a[i] ^ e0;
-            cst = (diff0 | diff1 | diff2 | diff3) == 0;
-        }
+        /* a[i] == a[0] + i d for every lane; most scattered requests
+         * already differ at the last lane */
+        cst = a[n - 1] - a[0] == (uint64_t)(n - 1) * d && constant_stride(a, n, d);
     }
 
     const uint32_t mask = local ? 0 : request_mask(req);
@@ -1370,13 +1668,18 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
             if (!memo || !memo_hit(memo, req, mask, cst, d))
                 continue;
-            memo->hits++;
+            if (memo->foreign) {
+                if (!memo_adopt(pm, memo, req, cst, d))
+                    return 0;
+            } else {
+                memo->hits++;
+            }
             pm->memo_hits++;
             pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
             const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
             if (!touch_lines(pm, memo->line, shift, memo->lines, space, r))
                 return 0;
-            aff_check(pm, req, &memo->verified);
+            aff_check(pm, req, memo->valid ? &memo->verified : NULL);
             return 1;
         }
     }
@@ -1412,6 +1715,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
 
     /* lane strides */
     pm_scan sc = {0, 0, 0, 0, 0};
+    pm_words ws = {0, 0, 0};
     pm_local lu;
     int local_scanned = 0, local_window = 0;
     uint64_t local_words = 0;
@@ -1423,6 +1727,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             if (!local_scan(pm, req, 1, &lu))
                 return 0;
             local_scanned = 1;
+        } else if (shared && n <= 32 && shared_words(pm)) {
+            if (!shared_scan(pm, a, n, off, &ws))
+                return 0;
+            if (!ws.in_window)
+                range_scan(a, n, &sc);
         } else if (!scatter_scan(pm, a, n, &sc)) {
             return 0;
         }
@@ -1461,6 +1770,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         lfirst = lo >> pm->line_sh;
         nlines = (hi >> pm->line_sh) - lfirst + 1;
         line_range = 1;
+    } else if (ws.in_window) {
+        if (!grow_u64(&pm->lines, &pm->lines_cap, n)) {
+            words_clear(pm, &ws);
+            return 0;
+        }
+        nsec = 0; /* not reported for shared requests */
+        nlines = words_lines(pm, &ws);
     } else {
         size_t need = (size_t)n * ((off >> pm->line_sh) + 2);
         if (!grow_u64(&pm->lines, &pm->lines_cap, need))
@@ -1486,9 +1802,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     if (shared) {
         const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
         const int one_word = !cst && (sc.any & wmask) + off <= wmask;
-        if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
-            !bank_degree(pm, a, n, off, cst, d, &deg))
+        if (ws.in_window) {
+            deg = bitmap_degree(pm, pm->wbits, ws.dirty);
+            words_clear(pm, &ws);
+        } else if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
+                   !bank_degree(pm, a, n, off, cst, d, &deg)) {
             return 0;
+        }
         if (!count_value(pm->d_bank, &res->bank_degree, deg))
             return 0;
     } else {

@@ -924,6 +924,220 @@ static void test_footprint_and_reuse(void **state)
     prof_mem_free(pm);
 }
 
+/* Reference footprint and reuse: the last request of every line seen. */
+typedef struct ref_lines {
+    uint64_t line[8192], last[8192];
+    uint32_t n;
+} ref_lines;
+
+static void ref_touch(ref_lines *rl, expect_hist *reuse, const uint64_t *a, uint32_t n,
+                      uint32_t bytes, uint64_t r)
+{
+    uint64_t mine[32 * 8];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t l = a[i] / 128; l <= (a[i] + bytes - 1) / 128; l++)
+            mine[k++] = l;
+    uint64_t nl = distinct(mine, k);
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (i == 0 || mine[i] != mine[i - 1])
+            mine[j++] = mine[i];
+    assert_int_equal(j, nl);
+    for (uint32_t i = 0; i < j; i++) {
+        uint32_t s = 0;
+        while (s < rl->n && rl->line[s] != mine[i])
+            s++;
+        if (s == rl->n) {
+            assert_true(rl->n < 8192);
+            rl->line[rl->n++] = mine[i];
+        } else {
+            uint64_t gap = r - rl->last[s], b = 0;
+            while ((2ull << b) <= gap)
+                b++;
+            expect_add(reuse, b, 1);
+        }
+        rl->last[s] = r;
+    }
+}
+
+static uint64_t ref_bank_words(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks,
+                               uint32_t word)
+{
+    uint64_t best = 0;
+    for (uint32_t b = 0; b < banks; b++) {
+        static uint64_t w[32 * 8];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint64_t x = a[i] / word; x <= (a[i] + bytes - 1) / word; x++)
+                if (x % banks == b)
+                    w[k++] = x;
+        uint64_t c = distinct(w, k);
+        if (c > best)
+            best = c;
+    }
+    return best;
+}
+
+/* Scattered shared requests (atomics on a table indexed by data), some with
+ * a lane far from the others or straddling bank words, under several bank
+ * configurations: bank degrees, lane strides, footprint and reuse equal
+ * their literal definitions. */
+static void test_scattered_shared(void **state)
+{
+    (void)state;
+    static expect_hist banks, strides, reuse;
+    static ref_lines seen;
+    static const uint32_t nbanks[] = {32, 16, 64, 8}, words[] = {4, 8};
+    uint64_t a[32];
+    uint8_t lanes[32];
+    for (int iter = 0; iter < 200; iter++) {
+        memset(&banks, 0, sizeof(banks));
+        memset(&strides, 0, sizeof(strides));
+        memset(&reuse, 0, sizeof(reuse));
+        seen.n = 0;
+        const uint32_t nb = nbanks[rnd() % 4], word = words[rnd() % 2];
+        prof_mem_config c = {nb, word, 32, 128, 0};
+        prof_mem *pm = prof_mem_new(&c);
+        assert_non_null(pm);
+        const uint64_t table = 64u << (rnd() % 8), base = (rnd() % 64) * 4;
+        for (uint64_t r = 0; r < 40; r++) {
+            uint32_t mask = rnd() % 3 ? UINT32_MAX : (uint32_t)rnd() | 1u, n = 0;
+            for (uint32_t l = 0; l < 32; l++)
+                if (mask >> l & 1)
+                    lanes[n++] = (uint8_t)l;
+            uint32_t bytes = rnd() % 4 ? 4 : 1u << (rnd() % 4);
+            for (uint32_t i = 0; i < n; i++)
+                a[i] = base + (rnd() % table) * 4 + (bytes < 4 ? (rnd() % 4) / bytes * bytes : 0);
+            if (rnd() % 8 == 0)
+                a[rnd() % n] += 4 * 4096 * (1 + rnd() % 3); /* a lane far away */
+            if (rnd() % 8 == 0)
+                a[rnd() % n] += 2; /* straddling two words */
+            prof_mem_request rq = {.lanes = n,
+                                   .addrs = a,
+                                   .lane_index = lanes,
+                                   .access_bytes = bytes,
+                                   .space = MB_SPACE_SHARED};
+            assert_int_equal(prof_mem_add(pm, &rq), 1);
+            expect_add(&banks, ref_bank_words(a, n, bytes, nb, word), 1);
+            for (uint32_t i = 1; i < n; i++)
+                expect_add(&strides, a[i] - a[i - 1] + BIAS, 1);
+            ref_touch(&seen, &reuse, a, n, bytes, r);
+        }
+        const prof_mem_result *r = prof_mem_finish(pm);
+        expect_equal(&banks, &r->bank_degree);
+        expect_equal(&strides, &r->lane_stride);
+        expect_equal(&reuse, &r->reuse_log2);
+        assert_int_equal(r->footprint_lines, seen.n);
+        assert_int_equal(r->sectors.n, 0);
+        prof_mem_free(pm);
+    }
+}
+
+static void same_hist(const prof_hist *x, const prof_hist *y)
+{
+    assert_int_equal(x->n, y->n);
+    assert_int_equal(x->total, y->total);
+    for (uint32_t i = 0; i < x->n; i++) {
+        assert_int_equal(x->value[i], y->value[i]);
+        assert_int_equal(x->count[i], y->count[i]);
+    }
+}
+
+static void same_result(const prof_mem_result *x, const prof_mem_result *y)
+{
+    assert_int_equal(x->requests, y->requests);
+    assert_int_equal(x->thread_accesses, y->thread_accesses);
+    assert_int_equal(x->space, y->space);
+    same_hist(&x->sectors, &y->sectors);
+    same_hist(&x->lines, &y->lines);
+    same_hist(&x->cc10_transactions, &y->cc10_transactions);
+    same_hist(&x->cc12_transactions, &y->cc12_transactions);
+    same_hist(&x->bank_degree, &y->bank_degree);
+    same_hist(&x->lane_stride, &y->lane_stride);
+    same_hist(&x->reuse_log2, &y->reuse_log2);
+    assert_int_equal(x->footprint_lines, y->footprint_lines);
+    assert_int_equal(x->footprint_capped, y->footprint_capped);
+}
+
+/* One "launch" of requests: a few shapes at translated addresses, mixed with
+ * others; with `many_strides`, first a request of 4200 distinct lane strides
+ * (too wide for a memo), so that the lane-stride histogram is full when the
+ * shapes come. */
+static void kept_launch(prof_mem *pm, prof_mem *fresh, uint64_t seed, int many_strides, mb_space space)
+{
+    static uint64_t wide[4201];
+    uint64_t a[4][32], b[32];
+    uint8_t lanes[4][32];
+    uint32_t n[4], bytes[4];
+    rng_state = seed;
+    for (int k = 0; k < 4; k++)
+        random_pattern(a[k], lanes[k], &n[k], &bytes[k]);
+    if (many_strides) {
+        wide[0] = 0x100000;
+        for (uint32_t i = 1; i < 4201; i++)
+            wide[i] = wide[i - 1] + 4 * (i + 300);
+        add(pm, wide, 4201, 4, space);
+        add(fresh, wide, 4201, 4, space);
+    }
+    for (int r = 0; r < 300; r++) {
+        const int k = (int)(rnd() % 4);
+        const uint64_t shift = rnd() % 3 ? (rnd() % 64) * 256 : rnd() % 300;
+        for (uint32_t i = 0; i < n[k]; i++)
+            b[i] = a[k][i] + shift;
+        prof_mem_request rq = {
+            .lanes = n[k], .addrs = b, .lane_index = lanes[k], .access_bytes = bytes[k], .space = space};
+        assert_int_equal(prof_mem_add(pm, &rq), 1);
+        assert_int_equal(prof_mem_add(fresh, &rq), 1);
+    }
+}
+
+/* Shapes kept from one prof_mem and given to the next (the same instruction
+ * in the next launch) change no result: the second prof_mem counts what a
+ * fresh one counts, whether or not its lane-stride histogram fills up
+ * before the kept shapes come back, and shapes of another configuration
+ * are not used. */
+static void test_kept_shapes(void **state)
+{
+    (void)state;
+    for (int iter = 0; iter < 60; iter++) {
+        const mb_space space = iter % 3 == 0 ? MB_SPACE_SHARED : MB_SPACE_GLOBAL;
+        const uint64_t seed = 0x1234567ull * (uint64_t)(iter + 1);
+        prof_mem *first = mk(0), *scratch = mk(0);
+        kept_launch(first, scratch, seed, iter % 2, space);
+        prof_mem_finish(first);
+        prof_mem_shapes *kept = prof_mem_take_shapes(first);
+        assert_non_null(kept);
+        assert_null(prof_mem_take_shapes(first)); /* taken */
+        prof_mem_free(first);
+        prof_mem_free(scratch);
+
+        prof_mem_config other = {16, 4, 32, 128, 0};
+        prof_mem *second = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem *fresh = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        assert_non_null(second);
+        assert_non_null(fresh);
+        prof_mem_give_shapes(second, kept);
+        kept_launch(second, fresh, seed + (uint64_t)(iter % 4 == 1), (iter / 2) % 2, space);
+        same_result(prof_mem_finish(second), prof_mem_finish(fresh));
+        /* and once more, from the shapes the second one kept */
+        prof_mem_shapes *again = prof_mem_take_shapes(second);
+        prof_mem *third = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem *fresh3 = iter % 5 == 4 ? prof_mem_new(&other) : mk(0);
+        prof_mem_give_shapes(third, again);
+        kept_launch(third, fresh3, seed, 0, space);
+        same_result(prof_mem_finish(third), prof_mem_finish(fresh3));
+        prof_mem_free(second);
+        prof_mem_free(fresh);
+        prof_mem_free(third);
+        prof_mem_free(fresh3);
+    }
+    prof_mem_shapes_free(NULL);
+    prof_mem *none = mk(0);
+    assert_null(prof_mem_take_shapes(none)); /* no shapes learnt */
+    prof_mem_free(none);
+}
+
 /* finish may be called again after more requests; nothing is counted twice */
 static void test_finish_twice(void **state)
 {
@@ -1499,6 +1713,7 @@ int main(void)
         cmocka_unit_test(test_bank_conflicts),    cmocka_unit_test(test_random_crosscheck),
         cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
+        cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
         cmocka_unit_test(test_affine_collinear),  cmocka_unit_test(test_affine_span_matters),

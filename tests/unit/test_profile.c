@@ -314,6 +314,64 @@ static void test_loops_and_banks(void **state)
     }
 }
 
+/* A loop whose lanes iterate together for two iterations, then leave one
+ * group at a time (trip count lim[tid] + 1, lim = 2, 3 or 4), with a store
+ * at out + 4 * (32 * i + tid) in its header: the lanes' iteration indices,
+ * shared while they are together, must be each lane's own once they part. */
+static const char *parting_ptx = HEADER
+    ".visible .entry k(.param .u64 out, .param .u64 lim)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<8>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd2, [lim];\n\tmov.u32 %r1, %tid.x;\n"
+    "\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\tld.global.u32 %r2, [%rd4];\n"
+    "\tmov.u32 %r3, 0;\n"
+    "$L_loop:\n"
+    "\tshl.b32 %r4, %r3, 5;\n\tadd.s32 %r4, %r4, %r1;\n"
+    "\tmul.wide.u32 %rd5, %r4, 4;\n\tadd.s64 %rd6, %rd1, %rd5;\n\tst.global.u32 [%rd6], %r3;\n"
+    "\tsetp.ge.u32 %p1, %r3, %r2;\n\t@%p1 bra $L_done;\n"
+    "\tadd.s32 %r3, %r3, 1;\n\tbra $L_loop;\n"
+    "$L_done:\n\tret;\n}\n";
+
+static void test_loop_lanes_parting(void **state)
+{
+    (void)state;
+    char manifest[800];
+    int n = snprintf(manifest, sizeof(manifest),
+                     "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 160},"
+                     " \"lim\": {\"type\": \"u32\", \"init\": [");
+    for (int l = 0; l < 32; l++)
+        n += snprintf(manifest + n, sizeof(manifest) - (size_t)n, "%s%d", l ? "," : "", 2 + l % 3);
+    snprintf(manifest + n, sizeof(manifest) - (size_t)n,
+             "]}}, \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"o\", \"lim\"]}]}");
+    profiled r;
+    profile_text(&r, parting_ptx, "parting.ptx", manifest, 0);
+    json_t *k = kernel_json(&r);
+    check_conservation(r.p, 32);
+    json_t *loops = json_object_get(k, "loops");
+    assert_int_equal(json_array_size(loops), 1);
+    json_t *trips = json_object_get(json_array_get(loops, 0), "trip_counts");
+    assert_int_equal(hist_count(trips, 3), 11); /* lanes 0, 3, ..., 30 */
+    assert_int_equal(hist_count(trips, 4), 11);
+    assert_int_equal(hist_count(trips, 5), 10);
+    json_t *st = memory_op(k, "st.u32");
+    assert_int_equal(jget(st, "requests"), 5); /* iterations 0-4 */
+    json_t *aff = json_object_get(st, "affine");
+    assert_true(json_is_true(json_object_get(aff, "exact")));
+    json_t *terms = json_object_get(aff, "terms");
+    assert_int_equal(json_integer_value(json_object_get(terms, "tid.x")), 4);
+    const char *key;
+    json_t *v;
+    int iter_terms = 0;
+    json_object_foreach(terms, key, v)
+    {
+        if (strncmp(key, "iter.", 5) == 0) {
+            assert_int_equal(json_integer_value(v), 128);
+            iter_terms++;
+        }
+    }
+    assert_int_equal(iter_terms, 1);
+    profiled_free(&r);
+}
+
 /* A one-launch, 32-thread manifest whose buffer "idx" holds the 32 indices;
  * `buffers` lists the other buffers (with a trailing comma) and `args` the
  * kernel's arguments. */
@@ -631,6 +689,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_branch_counts),
         cmocka_unit_test(test_loops_and_banks),
+        cmocka_unit_test(test_loop_lanes_parting),
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_local_interleaved),
         cmocka_unit_test(test_examples),
