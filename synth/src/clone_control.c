@@ -132,6 +132,48 @@ static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const
     }
 }
 
+/* Copies of a condition in the model's arena: the model outlives the profile. */
+static int copy_affine(ctx *c, const mb_affine *a, mb_affine *out)
+{
+    *out = *a;
+    out->var = mb_arena_alloc(c->A, (a->nterms + 1) * sizeof(*out->var));
+    out->coef = mb_arena_alloc(c->A, (a->nterms + 1) * sizeof(*out->coef));
+    if (!out->var || !out->coef)
+        return 0;
+    for (size_t i = 0; i < a->nterms; i++) {
+        out->coef[i] = a->coef[i];
+        if (!(out->var[i] = mb_arena_strdup(c->A, a->var[i])))
+            return 0;
+    }
+    return 1;
+}
+
+static mb_cond_node *copy_node(ctx *c, const mb_cond_node *n)
+{
+    mb_cond_node *d = mb_arena_alloc(c->A, sizeof(*d));
+    if (!d)
+        return NULL;
+    *d = *n;
+    if (n->op == MB_COND_CMP)
+        return (d->cmp = mb_arena_strdup(c->A, n->cmp)) && (d->type = mb_arena_strdup(c->A, n->type)) &&
+                       copy_affine(c, &n->a, &d->a) && copy_affine(c, &n->b, &d->b)
+                   ? d
+                   : NULL;
+    for (int i = 0; i < (n->op == MB_COND_NOT ? 1 : 2); i++)
+        if (!(d->args[i] = copy_node(c, n->args[i])))
+            return NULL;
+    return d;
+}
+
+static const mb_cond_model *copy_cond(ctx *c, const mb_cond_model *m)
+{
+    mb_cond_model *d = mb_arena_alloc(c->A, sizeof(*d));
+    if (!d)
+        return NULL;
+    *d = *m;
+    return (d->expr = copy_node(c, m->expr)) ? d : NULL;
+}
+
 int cx_cond_eval(const ctx *c, const mb_cond_model *m, uint32_t t, const uint32_t *iter)
 {
     return cond_node_eval(c, m->expr, t, iter);
@@ -496,7 +538,8 @@ mb_status cx_classify(ctx *c)
         if (br->model && br->model->exact && br->model->expr && cond_usable(c, (int)k, br->model->expr)) {
             /* the original's own comparison: the same threads take it */
             cb->rule = MB_RULE_COMPARE;
-            cb->cond = br->model;
+            if (!(cb->cond = copy_cond(c, br->model)))
+                return cx_nomem(c);
             cb->true_taken = !br->model->negate;
             /* the case as the calibrated rules would name it: divergence
              * inside warps, or at a boundary between them */

@@ -149,16 +149,22 @@ static void test_compare_rule(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mb_sprof *p = parse_with_model(cases[i].model);
         mb_clone_model *m = build(p, 1, 1);
+        /* the model outlives its profile: the README names the comparison */
+        mb_sprof_free(p);
         assert_int_equal(m->branches[0].rule, MB_RULE_COMPARE);
         assert_int_equal(m->branches[0].kind, MB_CASE_OUTSIDE_FIRST_N);
         assert_true(fabs(m->expected_ecount[1] - cases[i].l1) < 1e-9);
+        mb_buf readme = MB_BUF_INIT;
+        mb_error err;
+        assert_int_equal(mb_emit_readme(m, &readme, &err), MB_OK);
+        assert_non_null(strstr(readme.data, "the original's comparison: `"));
+        mb_buf_free(&readme);
         char *ptx = emit_ptx(m);
         if (!strstr(ptx, cases[i].setp))
             fail_msg("case %zu: no %s in\n%s", i, cases[i].setp, ptx);
         mb_module_free(parse_ptx(ptx));
         free(ptx);
         mb_clone_free(m);
-        mb_sprof_free(p);
     }
     /* models the clone cannot make keep the calibrated rules: an inexact
      * operand, a float comparison, a loop counter outside its loop */

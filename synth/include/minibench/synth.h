@@ -283,7 +283,7 @@ typedef struct mb_clone_branch {
     int true_taken;        /**< the predicate true means the branch is taken */
     int const_taken;       /**< MB_RULE_CONST: taken or not */
     double target_taken;   /**< taken fraction the original had */
-    const mb_cond_model *cond; /**< MB_RULE_COMPARE: the profiled condition */
+    const mb_cond_model *cond; /**< MB_RULE_COMPARE: the profiled condition (the model's copy) */
 } mb_clone_branch;
 
 typedef struct mb_clone_loop {
