@@ -84,7 +84,12 @@ static int conditions(const mb_function *fn, prof_func_static *s)
         return 0;
     uint32_t made = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!s->info[i].cond_branch || !prof_cond_resolve(fn, &s->cfg, i, &s->conds[made]))
+        if (!s->info[i].cond_branch)
+            continue;
+        const int resolved = prof_cond_resolve(fn, &s->cfg, i, &s->conds[made]);
+        if (resolved < 0)
+            return 0;
+        if (!resolved)
             continue;
         const prof_cond_model *m = &s->conds[made];
         for (uint32_t k = 0; k < m->nnodes; k++) {

@@ -9,9 +9,12 @@
 
 typedef struct resolver {
     const mb_function *fn;
-    uint32_t first; /* the block's first instruction */
+    const mb_cfg *cfg;
     prof_cond_model *m;
     uint32_t leaves;
+    int *stack;    /* the reaching-definition search's blocks (allocated when first needed) */
+    uint8_t *seen;
+    int oom;
 } resolver;
 
 static int mentions(const mb_function *fn, const mb_operand *o, uint32_t reg, int depth)
@@ -132,27 +135,112 @@ static int logic_node(resolver *r, const mb_insn *in, uint32_t at, uint32_t reg)
     return add_node(r, op, a, b, 0);
 }
 
+/* The node of the definition of `reg` at `j`. */
+static int def_node(resolver *r, uint32_t reg, uint32_t j)
+{
+    const mb_insn *in = &r->fn->insns[j];
+    if (in->guard >= 0) /* it may keep the value from before */
+        return -1;
+    switch ((mb_opcode)in->opcode) {
+    case MB_OP_SETP: return setp_node(r, in, j, reg);
+    case MB_OP_AND:
+    case MB_OP_OR:
+    case MB_OP_XOR:
+    case MB_OP_NOT: return logic_node(r, in, j, reg);
+    default: return -1;
+    }
+}
+
+/* The last definition of `reg` in block b, or UINT32_MAX. */
+static uint32_t last_def(const resolver *r, int b, uint32_t reg)
+{
+    const mb_block *blk = &r->cfg->blocks[b];
+    for (uint32_t j = blk->first + blk->ninsns; j-- > blk->first;)
+        if (may_define(r->fn, &r->fn->insns[j], reg))
+            return j;
+    return UINT32_MAX;
+}
+
+/* Whether a definition of `reg` other than the last one in block d can
+ * reach the entry of block u: from the end of a block that holds one, a
+ * path to u that does not go through d (which would redefine it). */
+static int other_def_reaches(resolver *r, uint32_t reg, int d, int u)
+{
+    const mb_cfg *cfg = r->cfg;
+    const int nb = cfg->nblocks;
+    if (!r->stack) {
+        r->stack = malloc((size_t)nb * sizeof(int));
+        r->seen = malloc((size_t)nb);
+        if (!r->stack || !r->seen) {
+            r->oom = 1;
+            return 1;
+        }
+    }
+    memset(r->seen, 0, (size_t)nb);
+    r->seen[d] = 1;
+    int top = 0;
+    for (int b = 0; b < nb; b++) {
+        if (b == d || last_def(r, b, reg) == UINT32_MAX)
+            continue;
+        for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++)
+            if (!r->seen[cfg->graph.succ[k]]) {
+                r->seen[cfg->graph.succ[k]] = 1;
+                r->stack[top++] = cfg->graph.succ[k];
+            }
+    }
+    while (top > 0) {
+        const int b = r->stack[--top];
+        if (b == u)
+            return 1;
+        for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++)
+            if (!r->seen[cfg->graph.succ[k]]) {
+                r->seen[cfg->graph.succ[k]] = 1;
+                r->stack[top++] = cfg->graph.succ[k];
+            }
+    }
+    return 0;
+}
+
+/* Whether every loop that contains block d also contains block u: then the
+ * last execution of d before u is in the iterations u is in, those of the
+ * features the definition's operands were fitted with (a loop that u is
+ * outside of would leave its last iteration's value). */
+static int loops_enclose(const mb_cfg *cfg, int d, int u)
+{
+    const int ld = cfg->loops.innermost[d];
+    if (ld < 0)
+        return 1;
+    for (int l = cfg->loops.innermost[u]; l >= 0; l = cfg->loops.loops[l].parent)
+        if (l == ld)
+            return 1;
+    return 0;
+}
+
 /* The tree of predicate `reg` as it is just before instruction `before`:
- * its last definition in the block. */
+ * its last definition in the block, or else the definition every thread
+ * reaching the block saw. That is the last one in the nearest dominator
+ * that defines `reg`, when no other definition reaches the block and every
+ * loop around it is also around the block. */
 static int resolve(resolver *r, uint32_t reg, uint32_t before)
 {
     const mb_function *fn = r->fn;
-    for (uint32_t j = before; j-- > r->first;) {
-        const mb_insn *in = &fn->insns[j];
-        if (!may_define(fn, in, reg))
+    const mb_cfg *cfg = r->cfg;
+    const int u = cfg->block_of_insn[before];
+    for (uint32_t j = before; j-- > cfg->blocks[u].first;)
+        if (may_define(fn, &fn->insns[j], reg))
+            return def_node(r, reg, j);
+    if (cfg->idom[u] < 0)
+        return -1;
+    for (int d = u; d != 0;) {
+        d = cfg->idom[d];
+        const uint32_t j = last_def(r, d, reg);
+        if (j == UINT32_MAX)
             continue;
-        if (in->guard >= 0) /* it may keep the value from before */
+        if (!loops_enclose(cfg, d, u) || other_def_reaches(r, reg, d, u))
             return -1;
-        switch ((mb_opcode)in->opcode) {
-        case MB_OP_SETP: return setp_node(r, in, j, reg);
-        case MB_OP_AND:
-        case MB_OP_OR:
-        case MB_OP_XOR:
-        case MB_OP_NOT: return logic_node(r, in, j, reg);
-        default: return -1;
-        }
+        return def_node(r, reg, j);
     }
-    return -1; /* defined in another block */
+    return -1; /* not defined on every path */
 }
 
 int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
@@ -163,9 +251,12 @@ int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
     out->negate = br->guard_not != 0;
     if (br->opcode != MB_OP_BRA || br->guard < 0 || (uint32_t)br->guard >= fn->nregs)
         return 0;
-    resolver r = {fn, cfg->blocks[cfg->block_of_insn[branch]].first, out, 0};
+    resolver r = {fn, cfg, out, 0, NULL, NULL, 0};
     /* the root is added last, so it is the last node */
-    return resolve(&r, (uint32_t)br->guard, branch) >= 0;
+    const int ok = resolve(&r, (uint32_t)br->guard, branch) >= 0;
+    free(r.stack);
+    free(r.seen);
+    return r.oom ? -1 : ok;
 }
 
 /* ------------------------------------------------------------ operands */

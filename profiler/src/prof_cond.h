@@ -4,11 +4,15 @@
  * comparison an exact affine model of each operand in the thread ids, CTA
  * ids and loop iterations (the features of memory addresses, prof.h).
  *
- * The tree is resolved within the branch's own basic block (docs/formats.md,
- * condition_model): the guard's last definition before the branch must be an
- * unguarded setp or and/or/xor/not.pred whose predicate operands resolve
- * the same way, before their use in the block. The operands are fitted by
- * the collector on every warp execution of the setp.
+ * The tree (docs/formats.md, condition_model): the guard's definition that
+ * reaches the branch must be an unguarded setp or and/or/xor/not.pred whose
+ * predicate operands resolve the same way, from the point they are read.
+ * The definition is the last one before the read in its block, or else the
+ * last one in the nearest dominating block that has one, provided no other
+ * definition reaches the read and every loop around that block is around
+ * the read too (so each thread sees its own value of the same iterations).
+ * The operands are fitted by the collector on every warp execution of the
+ * setp, wherever it is.
  */
 #ifndef MB_PROF_COND_H
 #define MB_PROF_COND_H
@@ -44,7 +48,8 @@ typedef struct prof_cond_model {
 } prof_cond_model;
 
 /* The model of conditional branch `branch` of `fn`: 1 and *out filled when
- * its guard resolves (see above), 0 when the branch has no model. */
+ * its guard resolves (see above), 0 when the branch has no model, -1 when
+ * out of memory. */
 int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
                       prof_cond_model *out);
 
