@@ -261,12 +261,44 @@ int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
 
 /* ------------------------------------------------------------ operands */
 
-int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k)
+/* Integer arithmetic whose result is a function of its operands alone:
+ * launch constants in, a launch constant out. */
+static int pure_integer(const mb_insn *d)
 {
-    const mb_operand *o = mb_insn_operand(fn, &fn->insns[at], 1 + k);
-    if (!fn->is_entry || o->kind != MB_OPND_REG)
-        return 0;
-    const uint32_t reg = o->u.reg;
+    switch ((mb_opcode)d->opcode) {
+    case MB_OP_MOV:
+    case MB_OP_CVT:
+    case MB_OP_ADD:
+    case MB_OP_SUB:
+    case MB_OP_MUL:
+    case MB_OP_MAD:
+    case MB_OP_SHL:
+    case MB_OP_SHR:
+    case MB_OP_AND:
+    case MB_OP_OR:
+    case MB_OP_XOR:
+    case MB_OP_NOT:
+    case MB_OP_NEG:
+    case MB_OP_MIN:
+    case MB_OP_MAX: break;
+    default: return 0;
+    }
+    switch (mb_insn_type(d, 0)) {
+    case MB_TYPE_S16: case MB_TYPE_U16: case MB_TYPE_B16:
+    case MB_TYPE_S32: case MB_TYPE_U32: case MB_TYPE_B32:
+    case MB_TYPE_S64: case MB_TYPE_U64: case MB_TYPE_B64: return 1;
+    default: return 0;
+    }
+}
+
+/* Whether register `reg`, read by the instruction at `at`, holds one value
+ * in every thread of a launch: its only definition is unguarded, comes
+ * before `at` on every path, and is an ld.param of a kernel parameter, a
+ * mov of %ntid or %nctaid, or integer arithmetic over immediates and such
+ * registers (nvcc's 2 * blockDim.x, n + m - 1). */
+static int launch_register(const mb_function *fn, const mb_cfg *cfg, uint32_t reg, uint32_t at,
+                           int depth)
+{
     uint32_t def = UINT32_MAX;
     for (uint32_t i = 0; i < fn->ninsns; i++) {
         if (!may_define(fn, &fn->insns[i], reg))
@@ -278,18 +310,37 @@ int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t
     if (def == UINT32_MAX)
         return 0;
     const mb_insn *d = &fn->insns[def];
-    if (d->guard >= 0 || d->noperands != 2 || mb_insn_operand(fn, d, 0)->kind != MB_OPND_REG)
-        return 0;
-    const mb_operand *src = mb_insn_operand(fn, d, 1);
-    const int param = d->opcode == MB_OP_LD && mb_insn_has_mod(d, MB_MOD_PARAM) &&
-                      src->kind == MB_OPND_ADDR && src->base_kind == MB_OPND_SYMBOL &&
-                      src->symkind == MB_SYM_PARAM;
-    const int dims = d->opcode == MB_OP_MOV && src->kind == MB_OPND_SREG &&
-                     (src->u.sreg.id == MB_SREG_NTID || src->u.sreg.id == MB_SREG_NCTAID);
-    if (!param && !dims)
+    if (d->guard >= 0 || d->noperands < 2 || mb_insn_operand(fn, d, 0)->kind != MB_OPND_REG)
         return 0;
     const int bd = cfg->block_of_insn[def], bu = cfg->block_of_insn[at];
-    return bd == bu ? def < at : mb_dominates(cfg->idom, bd, bu);
+    if (bd == bu ? def >= at : !mb_dominates(cfg->idom, bd, bu))
+        return 0;
+    const mb_operand *src = mb_insn_operand(fn, d, 1);
+    if (d->noperands == 2 && d->opcode == MB_OP_LD && mb_insn_has_mod(d, MB_MOD_PARAM))
+        return src->kind == MB_OPND_ADDR && src->base_kind == MB_OPND_SYMBOL &&
+               src->symkind == MB_SYM_PARAM;
+    if (d->noperands == 2 && d->opcode == MB_OP_MOV && src->kind == MB_OPND_SREG)
+        return src->u.sreg.id == MB_SREG_NTID || src->u.sreg.id == MB_SREG_NCTAID;
+    if (depth >= 4 || !pure_integer(d))
+        return 0;
+    for (unsigned k = 1; k < d->noperands; k++) {
+        const mb_operand *o = mb_insn_operand(fn, d, k);
+        if (o->kind == MB_OPND_IMM)
+            continue;
+        if (o->kind != MB_OPND_REG || o->flags || o->u.reg >= fn->nregs ||
+            fn->regs[o->u.reg].type == MB_TYPE_PRED ||
+            !launch_register(fn, cfg, o->u.reg, def, depth + 1))
+            return 0;
+    }
+    return 1;
+}
+
+int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k)
+{
+    const mb_operand *o = mb_insn_operand(fn, &fn->insns[at], 1 + k);
+    if (!fn->is_entry || o->kind != MB_OPND_REG)
+        return 0;
+    return launch_register(fn, cfg, o->u.reg, at, 0);
 }
 
 prof_cond_kind prof_cond_kind_of(const mb_insn *setp)

@@ -55,8 +55,9 @@ int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
 
 /* Whether operand k (0: a, 1: b) of the setp at `at` of a kernel holds
  * one value in every thread of a launch: a register whose only definition
- * is an unguarded ld.param of a kernel parameter or a mov of %ntid or
- * %nctaid, before it on every path. Such an operand needs one look. */
+ * is unguarded, before it on every path, and an ld.param of a kernel
+ * parameter, a mov of %ntid or %nctaid, or integer arithmetic over
+ * immediates and such registers. Such an operand needs one look. */
 int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k);
 
 /* How a setp reads its operands: the integer the comparison sees (narrow
