@@ -10,6 +10,7 @@
 typedef struct resolver {
     const mb_function *fn;
     const mb_cfg *cfg;
+    const uint32_t *defs; /* prof_cond_defs */
     prof_cond_model *m;
     uint32_t leaves;
     int *stack;    /* the reaching-definition search's blocks (allocated when first needed) */
@@ -50,6 +51,60 @@ static int may_define(const mb_function *fn, const mb_insn *insn, uint32_t reg)
         return 0;
     }
     return mentions(fn, mb_insn_operand(fn, insn, 0), reg, 0);
+}
+
+/* Counts instruction i as a definition of register reg in defs. */
+static void count_def(uint32_t *defs, uint32_t reg, uint32_t i)
+{
+    defs[reg] = defs[reg] == PROF_COND_NO_DEF || defs[reg] == i ? i : PROF_COND_MANY_DEFS;
+}
+
+static void count_operand(const mb_function *fn, const mb_operand *o, uint32_t i, uint32_t *defs,
+                          int depth)
+{
+    switch (o->kind) {
+    case MB_OPND_REG:
+        if (o->u.reg < fn->nregs)
+            count_def(defs, o->u.reg, i);
+        return;
+    case MB_OPND_PAIR:
+        if (o->u.pair.first < fn->nregs)
+            count_def(defs, o->u.pair.first, i);
+        if (o->u.pair.second < fn->nregs)
+            count_def(defs, o->u.pair.second, i);
+        return;
+    case MB_OPND_VEC:
+    case MB_OPND_LIST:
+        if (depth >= 8 || (uint64_t)o->u.list.first + o->u.list.count > fn->noperands) {
+            for (uint32_t r = 0; r < fn->nregs; r++) /* cannot tell: assume every one */
+                count_def(defs, r, i);
+            return;
+        }
+        for (uint32_t k = 0; k < o->u.list.count; k++)
+            count_operand(fn, &fn->operands[o->u.list.first + k], i, defs, depth + 1);
+        return;
+    default: return;
+    }
+}
+
+void prof_cond_defs(const mb_function *fn, uint32_t *defs)
+{
+    for (uint32_t r = 0; r < fn->nregs; r++)
+        defs[r] = PROF_COND_NO_DEF;
+    for (uint32_t i = 0; i < fn->ninsns; i++) {
+        const mb_insn *in = &fn->insns[i];
+        if (in->noperands == 0)
+            continue;
+        if ((uint64_t)in->operands + in->noperands > fn->noperands) {
+            for (uint32_t r = 0; r < fn->nregs; r++)
+                count_def(defs, r, i);
+            continue;
+        }
+        /* the same registers may_define() names */
+        const unsigned n = in->opcode == MB_OP_CALL ? in->noperands : 1;
+        for (unsigned k = 0; k < n; k++)
+            count_operand(fn, mb_insn_operand(fn, in, k), i, defs, 0);
+    }
 }
 
 static int add_node(resolver *r, prof_cond_op op, int a, int b, uint32_t insn)
@@ -168,6 +223,8 @@ static int other_def_reaches(resolver *r, uint32_t reg, int d, int u)
 {
     const mb_cfg *cfg = r->cfg;
     const int nb = cfg->nblocks;
+    if (r->defs[reg] != PROF_COND_MANY_DEFS)
+        return 0; /* the one in d is the only one */
     if (!r->stack) {
         r->stack = malloc((size_t)nb * sizeof(int));
         r->seen = malloc((size_t)nb);
@@ -243,15 +300,15 @@ static int resolve(resolver *r, uint32_t reg, uint32_t before)
     return -1; /* not defined on every path */
 }
 
-int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
-                      prof_cond_model *out)
+int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                      uint32_t branch, prof_cond_model *out)
 {
     const mb_insn *br = &fn->insns[branch];
     out->nnodes = 0;
     out->negate = br->guard_not != 0;
     if (br->opcode != MB_OP_BRA || br->guard < 0 || (uint32_t)br->guard >= fn->nregs)
         return 0;
-    resolver r = {fn, cfg, out, 0, NULL, NULL, 0};
+    resolver r = {fn, cfg, defs, out, 0, NULL, NULL, 0};
     /* the root is added last, so it is the last node */
     const int ok = resolve(&r, (uint32_t)br->guard, branch) >= 0;
     free(r.stack);
@@ -296,18 +353,11 @@ static int pure_integer(const mb_insn *d)
  * before `at` on every path, and is an ld.param of a kernel parameter, a
  * mov of %ntid or %nctaid, or integer arithmetic over immediates and such
  * registers (nvcc's 2 * blockDim.x, n + m - 1). */
-static int launch_register(const mb_function *fn, const mb_cfg *cfg, uint32_t reg, uint32_t at,
-                           int depth)
+static int launch_register(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                           uint32_t reg, uint32_t at, int depth)
 {
-    uint32_t def = UINT32_MAX;
-    for (uint32_t i = 0; i < fn->ninsns; i++) {
-        if (!may_define(fn, &fn->insns[i], reg))
-            continue;
-        if (def != UINT32_MAX)
-            return 0;
-        def = i;
-    }
-    if (def == UINT32_MAX)
+    const uint32_t def = defs[reg];
+    if (def == PROF_COND_NO_DEF || def == PROF_COND_MANY_DEFS)
         return 0;
     const mb_insn *d = &fn->insns[def];
     if (d->guard >= 0 || d->noperands < 2 || mb_insn_operand(fn, d, 0)->kind != MB_OPND_REG)
@@ -329,18 +379,19 @@ static int launch_register(const mb_function *fn, const mb_cfg *cfg, uint32_t re
             continue;
         if (o->kind != MB_OPND_REG || o->flags || o->u.reg >= fn->nregs ||
             fn->regs[o->u.reg].type == MB_TYPE_PRED ||
-            !launch_register(fn, cfg, o->u.reg, def, depth + 1))
+            !launch_register(fn, cfg, defs, o->u.reg, def, depth + 1))
             return 0;
     }
     return 1;
 }
 
-int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k)
+int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                              uint32_t at, unsigned k)
 {
     const mb_operand *o = mb_insn_operand(fn, &fn->insns[at], 1 + k);
-    if (!fn->is_entry || o->kind != MB_OPND_REG)
+    if (!fn->is_entry || o->kind != MB_OPND_REG || o->u.reg >= fn->nregs)
         return 0;
-    return launch_register(fn, cfg, o->u.reg, at, 0);
+    return launch_register(fn, cfg, defs, o->u.reg, at, 0);
 }
 
 prof_cond_kind prof_cond_kind_of(const mb_insn *setp)

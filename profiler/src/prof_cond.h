@@ -47,18 +47,25 @@ typedef struct prof_cond_model {
     prof_cond_node node[PROF_COND_MAX_NODES];
 } prof_cond_model;
 
-/* The model of conditional branch `branch` of `fn`: 1 and *out filled when
- * its guard resolves (see above), 0 when the branch has no model, -1 when
- * out of memory. */
-int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
-                      prof_cond_model *out);
+/* Fills defs (fn->nregs entries) with, per register, the index of its one
+ * defining instruction, or one of these. */
+#define PROF_COND_NO_DEF UINT32_MAX
+#define PROF_COND_MANY_DEFS (UINT32_MAX - 1)
+void prof_cond_defs(const mb_function *fn, uint32_t *defs);
+
+/* The model of conditional branch `branch` of `fn` (defs from
+ * prof_cond_defs): 1 and *out filled when its guard resolves (see above),
+ * 0 when the branch has no model, -1 when out of memory. */
+int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                      uint32_t branch, prof_cond_model *out);
 
 /* Whether operand k (0: a, 1: b) of the setp at `at` of a kernel holds
  * one value in every thread of a launch: a register whose only definition
  * is unguarded, before it on every path, and an ld.param of a kernel
  * parameter, a mov of %ntid or %nctaid, or integer arithmetic over
  * immediates and such registers. Such an operand needs one look. */
-int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k);
+int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                              uint32_t at, unsigned k);
 
 /* How a setp reads its operands: the integer the comparison sees (narrow
  * values sign- or zero-extended to 64 bits), or not an integer. */
