@@ -535,6 +535,9 @@ enum { SHAPE_SETS = 16, SHAPE_WAYS = 4 };
 struct prof_cond_shapes {
     prof_cond_shape way[SHAPE_SETS][SHAPE_WAYS];
     uint8_t victim[SHAPE_SETS]; /* the way to replace next */
+    /* per warp tag, the shape it used last: a converged warp's next
+     * execution nearly always has the same lanes, and needs no hash */
+    prof_cond_shape *last[32];
 };
 
 /* murmur3's finaliser: the masks of a loop that lanes leave one by one
@@ -555,12 +558,15 @@ static inline uint32_t shape_set(const prof_cond_exec *ex)
 static prof_cond_shape *shape_find(struct prof_cond_shapes *shapes, const prof_cond_exec *ex,
                                    uint32_t nf)
 {
+    prof_cond_shape **last = &shapes->last[ex->warp_tag - 1];
+    if (*last && (*last)->mask == ex->executed && (*last)->tag == ex->warp_tag)
+        return *last;
     const uint32_t set = shape_set(ex);
     prof_cond_shape *ways = shapes->way[set];
     for (uint32_t w = 0; w < SHAPE_WAYS; w++)
         if (ways[w].mask == ex->executed && ways[w].tag == ex->warp_tag)
-            return &ways[w];
-    prof_cond_shape *sh = &ways[shapes->victim[set]];
+            return *last = &ways[w];
+    prof_cond_shape *sh = *last = &ways[shapes->victim[set]];
     shapes->victim[set] = (uint8_t)((shapes->victim[set] + 1) % SHAPE_WAYS);
     sh->tag = ex->warp_tag;
     sh->mask = ex->executed;
@@ -579,13 +585,16 @@ static inline uint32_t deltas_differ(const uint32_t *r, uint32_t r0, const uint3
 {
     const lanes4 base = {r0, r0, r0, r0};
     lanes4 bad = {0, 0, 0, 0};
-    for (uint32_t l = 0; l < 32; l += 4) {
+    /* unrolled: the loop's own counting was a third of the check */
+    _Pragma("GCC unroll 8") for (uint32_t l = 0; l < 32; l += 4)
+    {
         lanes4 v, d;
         memcpy(&v, r + l, sizeof(v));
         memcpy(&d, delta + l, sizeof(d));
         bad |= (v - base) ^ d;
     }
-    return bad[0] | bad[1] | bad[2] | bad[3];
+    bad |= __builtin_shufflevector(bad, bad, 2, 3, 0, 1);
+    return bad[0] | bad[1];
 }
 
 /* Whether operand k of execution ex repeats its shape (see above); `d` are
@@ -672,6 +681,8 @@ static struct prof_cond_shapes *shapes_new(void)
             shapes->way[set][w].tag = shapes->way[set][w].mask = 0;
         shapes->victim[set] = 0;
     }
+    for (uint32_t t = 0; t < 32; t++)
+        shapes->last[t] = NULL;
     return shapes;
 }
 
