@@ -91,24 +91,37 @@ static int conditions(const mb_function *fn, prof_func_static *s)
     if (!count)
         return 1;
     s->conds = malloc(count * sizeof(prof_cond_model));
-    if (!s->conds)
+    uint32_t *defs = malloc(((size_t)fn->nregs + 1) * sizeof(uint32_t));
+    if (!s->conds || !defs) {
+        free(defs);
         return 0;
+    }
+    prof_cond_defs(fn, defs);
     uint32_t made = 0;
+    int resolved = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!s->info[i].cond_branch || !prof_cond_resolve(fn, &s->cfg, i, &s->conds[made]))
+        if (!s->info[i].cond_branch)
+            continue;
+        resolved = prof_cond_resolve(fn, &s->cfg, defs, i, &s->conds[made]);
+        if (resolved < 0)
+            break;
+        if (!resolved)
             continue;
         const prof_cond_model *m = &s->conds[made];
         for (uint32_t k = 0; k < m->nnodes; k++) {
             const uint32_t leaf = m->node[k].insn;
-            if (m->node[k].op != PROF_COND_CMP || prof_cond_kind_of(&fn->insns[leaf]) == PROF_COND_FLOAT)
+            if (m->node[k].op != PROF_COND_CMP || s->info[leaf].cmp_leaf ||
+                prof_cond_kind_of(&fn->insns[leaf]) == PROF_COND_FLOAT)
                 continue;
             s->info[leaf].cmp_leaf = 1;
-            s->launch_const[leaf] = (uint8_t)(prof_cond_launch_constant(fn, &s->cfg, leaf, 0) |
-                                              prof_cond_launch_constant(fn, &s->cfg, leaf, 1) << 1);
+            s->launch_const[leaf] =
+                (uint8_t)(prof_cond_launch_constant(fn, &s->cfg, defs, leaf, 0) |
+                          prof_cond_launch_constant(fn, &s->cfg, defs, leaf, 1) << 1);
         }
         s->cond_of[i] = (int32_t)made++;
     }
-    return 1;
+    free(defs);
+    return resolved >= 0;
 }
 
 static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func_static **out,

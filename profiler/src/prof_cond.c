@@ -9,9 +9,13 @@
 
 typedef struct resolver {
     const mb_function *fn;
-    uint32_t first; /* the block's first instruction */
+    const mb_cfg *cfg;
+    const uint32_t *defs; /* prof_cond_defs */
     prof_cond_model *m;
     uint32_t leaves;
+    int *stack;    /* the reaching-definition search's blocks (allocated when first needed) */
+    uint8_t *seen;
+    int oom;
 } resolver;
 
 static int mentions(const mb_function *fn, const mb_operand *o, uint32_t reg, int depth)
@@ -47,6 +51,60 @@ static int may_define(const mb_function *fn, const mb_insn *insn, uint32_t reg)
         return 0;
     }
     return mentions(fn, mb_insn_operand(fn, insn, 0), reg, 0);
+}
+
+/* Counts instruction i as a definition of register reg in defs. */
+static void count_def(uint32_t *defs, uint32_t reg, uint32_t i)
+{
+    defs[reg] = defs[reg] == PROF_COND_NO_DEF || defs[reg] == i ? i : PROF_COND_MANY_DEFS;
+}
+
+static void count_operand(const mb_function *fn, const mb_operand *o, uint32_t i, uint32_t *defs,
+                          int depth)
+{
+    switch (o->kind) {
+    case MB_OPND_REG:
+        if (o->u.reg < fn->nregs)
+            count_def(defs, o->u.reg, i);
+        return;
+    case MB_OPND_PAIR:
+        if (o->u.pair.first < fn->nregs)
+            count_def(defs, o->u.pair.first, i);
+        if (o->u.pair.second < fn->nregs)
+            count_def(defs, o->u.pair.second, i);
+        return;
+    case MB_OPND_VEC:
+    case MB_OPND_LIST:
+        if (depth >= 8 || (uint64_t)o->u.list.first + o->u.list.count > fn->noperands) {
+            for (uint32_t r = 0; r < fn->nregs; r++) /* cannot tell: assume every one */
+                count_def(defs, r, i);
+            return;
+        }
+        for (uint32_t k = 0; k < o->u.list.count; k++)
+            count_operand(fn, &fn->operands[o->u.list.first + k], i, defs, depth + 1);
+        return;
+    default: return;
+    }
+}
+
+void prof_cond_defs(const mb_function *fn, uint32_t *defs)
+{
+    for (uint32_t r = 0; r < fn->nregs; r++)
+        defs[r] = PROF_COND_NO_DEF;
+    for (uint32_t i = 0; i < fn->ninsns; i++) {
+        const mb_insn *in = &fn->insns[i];
+        if (in->noperands == 0)
+            continue;
+        if ((uint64_t)in->operands + in->noperands > fn->noperands) {
+            for (uint32_t r = 0; r < fn->nregs; r++)
+                count_def(defs, r, i);
+            continue;
+        }
+        /* the same registers may_define() names */
+        const unsigned n = in->opcode == MB_OP_CALL ? in->noperands : 1;
+        for (unsigned k = 0; k < n; k++)
+            count_operand(fn, mb_insn_operand(fn, in, k), i, defs, 0);
+    }
 }
 
 static int add_node(resolver *r, prof_cond_op op, int a, int b, uint32_t insn)
@@ -132,73 +190,208 @@ static int logic_node(resolver *r, const mb_insn *in, uint32_t at, uint32_t reg)
     return add_node(r, op, a, b, 0);
 }
 
+/* The node of the definition of `reg` at `j`. */
+static int def_node(resolver *r, uint32_t reg, uint32_t j)
+{
+    const mb_insn *in = &r->fn->insns[j];
+    if (in->guard >= 0) /* it may keep the value from before */
+        return -1;
+    switch ((mb_opcode)in->opcode) {
+    case MB_OP_SETP: return setp_node(r, in, j, reg);
+    case MB_OP_AND:
+    case MB_OP_OR:
+    case MB_OP_XOR:
+    case MB_OP_NOT: return logic_node(r, in, j, reg);
+    default: return -1;
+    }
+}
+
+/* The last definition of `reg` in block b, or UINT32_MAX. */
+static uint32_t last_def(const resolver *r, int b, uint32_t reg)
+{
+    const mb_block *blk = &r->cfg->blocks[b];
+    for (uint32_t j = blk->first + blk->ninsns; j-- > blk->first;)
+        if (may_define(r->fn, &r->fn->insns[j], reg))
+            return j;
+    return UINT32_MAX;
+}
+
+/* Whether a definition of `reg` other than the last one in block d can
+ * reach the entry of block u: from the end of a block that holds one, a
+ * path to u that does not go through d (which would redefine it). */
+static int other_def_reaches(resolver *r, uint32_t reg, int d, int u)
+{
+    const mb_cfg *cfg = r->cfg;
+    const int nb = cfg->nblocks;
+    if (r->defs[reg] != PROF_COND_MANY_DEFS)
+        return 0; /* the one in d is the only one */
+    if (!r->stack) {
+        r->stack = malloc((size_t)nb * sizeof(int));
+        r->seen = malloc((size_t)nb);
+        if (!r->stack || !r->seen) {
+            r->oom = 1;
+            return 1;
+        }
+    }
+    memset(r->seen, 0, (size_t)nb);
+    r->seen[d] = 1;
+    int top = 0;
+    for (int b = 0; b < nb; b++) {
+        if (b == d || last_def(r, b, reg) == UINT32_MAX)
+            continue;
+        for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++)
+            if (!r->seen[cfg->graph.succ[k]]) {
+                r->seen[cfg->graph.succ[k]] = 1;
+                r->stack[top++] = cfg->graph.succ[k];
+            }
+    }
+    while (top > 0) {
+        const int b = r->stack[--top];
+        if (b == u)
+            return 1;
+        for (int k = cfg->graph.succ_start[b]; k < cfg->graph.succ_start[b + 1]; k++)
+            if (!r->seen[cfg->graph.succ[k]]) {
+                r->seen[cfg->graph.succ[k]] = 1;
+                r->stack[top++] = cfg->graph.succ[k];
+            }
+    }
+    return 0;
+}
+
+/* Whether every loop that contains block d also contains block u: then the
+ * last execution of d before u is in the iterations u is in, those of the
+ * features the definition's operands were fitted with (a loop that u is
+ * outside of would leave its last iteration's value). */
+static int loops_enclose(const mb_cfg *cfg, int d, int u)
+{
+    const int ld = cfg->loops.innermost[d];
+    if (ld < 0)
+        return 1;
+    for (int l = cfg->loops.innermost[u]; l >= 0; l = cfg->loops.loops[l].parent)
+        if (l == ld)
+            return 1;
+    return 0;
+}
+
 /* The tree of predicate `reg` as it is just before instruction `before`:
- * its last definition in the block. */
+ * its last definition in the block, or else the definition every thread
+ * reaching the block saw. That is the last one in the nearest dominator
+ * that defines `reg`, when no other definition reaches the block and every
+ * loop around it is also around the block. */
 static int resolve(resolver *r, uint32_t reg, uint32_t before)
 {
     const mb_function *fn = r->fn;
-    for (uint32_t j = before; j-- > r->first;) {
-        const mb_insn *in = &fn->insns[j];
-        if (!may_define(fn, in, reg))
+    const mb_cfg *cfg = r->cfg;
+    const int u = cfg->block_of_insn[before];
+    for (uint32_t j = before; j-- > cfg->blocks[u].first;)
+        if (may_define(fn, &fn->insns[j], reg))
+            return def_node(r, reg, j);
+    if (cfg->idom[u] < 0)
+        return -1;
+    for (int d = u; d != 0;) {
+        d = cfg->idom[d];
+        const uint32_t j = last_def(r, d, reg);
+        if (j == UINT32_MAX)
             continue;
-        if (in->guard >= 0) /* it may keep the value from before */
+        if (!loops_enclose(cfg, d, u) || other_def_reaches(r, reg, d, u))
             return -1;
-        switch ((mb_opcode)in->opcode) {
-        case MB_OP_SETP: return setp_node(r, in, j, reg);
-        case MB_OP_AND:
-        case MB_OP_OR:
-        case MB_OP_XOR:
-        case MB_OP_NOT: return logic_node(r, in, j, reg);
-        default: return -1;
-        }
+        return def_node(r, reg, j);
     }
-    return -1; /* defined in another block */
+    return -1; /* not defined on every path */
 }
 
-int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
-                      prof_cond_model *out)
+int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                      uint32_t branch, prof_cond_model *out)
 {
     const mb_insn *br = &fn->insns[branch];
     out->nnodes = 0;
     out->negate = br->guard_not != 0;
     if (br->opcode != MB_OP_BRA || br->guard < 0 || (uint32_t)br->guard >= fn->nregs)
         return 0;
-    resolver r = {fn, cfg->blocks[cfg->block_of_insn[branch]].first, out, 0};
+    resolver r = {fn, cfg, defs, out, 0, NULL, NULL, 0};
     /* the root is added last, so it is the last node */
-    return resolve(&r, (uint32_t)br->guard, branch) >= 0;
+    const int ok = resolve(&r, (uint32_t)br->guard, branch) >= 0;
+    free(r.stack);
+    free(r.seen);
+    return r.oom ? -1 : ok;
 }
 
 /* ------------------------------------------------------------ operands */
 
-int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k)
+/* Integer arithmetic whose result is a function of its operands alone:
+ * launch constants in, a launch constant out. */
+static int pure_integer(const mb_insn *d)
 {
-    const mb_operand *o = mb_insn_operand(fn, &fn->insns[at], 1 + k);
-    if (!fn->is_entry || o->kind != MB_OPND_REG)
-        return 0;
-    const uint32_t reg = o->u.reg;
-    uint32_t def = UINT32_MAX;
-    for (uint32_t i = 0; i < fn->ninsns; i++) {
-        if (!may_define(fn, &fn->insns[i], reg))
-            continue;
-        if (def != UINT32_MAX)
-            return 0;
-        def = i;
+    switch ((mb_opcode)d->opcode) {
+    case MB_OP_MOV:
+    case MB_OP_CVT:
+    case MB_OP_ADD:
+    case MB_OP_SUB:
+    case MB_OP_MUL:
+    case MB_OP_MAD:
+    case MB_OP_SHL:
+    case MB_OP_SHR:
+    case MB_OP_AND:
+    case MB_OP_OR:
+    case MB_OP_XOR:
+    case MB_OP_NOT:
+    case MB_OP_NEG:
+    case MB_OP_MIN:
+    case MB_OP_MAX: break;
+    default: return 0;
     }
-    if (def == UINT32_MAX)
+    switch (mb_insn_type(d, 0)) {
+    case MB_TYPE_S16: case MB_TYPE_U16: case MB_TYPE_B16:
+    case MB_TYPE_S32: case MB_TYPE_U32: case MB_TYPE_B32:
+    case MB_TYPE_S64: case MB_TYPE_U64: case MB_TYPE_B64: return 1;
+    default: return 0;
+    }
+}
+
+/* Whether register `reg`, read by the instruction at `at`, holds one value
+ * in every thread of a launch: its only definition is unguarded, comes
+ * before `at` on every path, and is an ld.param of a kernel parameter, a
+ * mov of %ntid or %nctaid, or integer arithmetic over immediates and such
+ * registers (nvcc's 2 * blockDim.x, n + m - 1). */
+static int launch_register(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                           uint32_t reg, uint32_t at, int depth)
+{
+    const uint32_t def = defs[reg];
+    if (def == PROF_COND_NO_DEF || def == PROF_COND_MANY_DEFS)
         return 0;
     const mb_insn *d = &fn->insns[def];
-    if (d->guard >= 0 || d->noperands != 2 || mb_insn_operand(fn, d, 0)->kind != MB_OPND_REG)
-        return 0;
-    const mb_operand *src = mb_insn_operand(fn, d, 1);
-    const int param = d->opcode == MB_OP_LD && mb_insn_has_mod(d, MB_MOD_PARAM) &&
-                      src->kind == MB_OPND_ADDR && src->base_kind == MB_OPND_SYMBOL &&
-                      src->symkind == MB_SYM_PARAM;
-    const int dims = d->opcode == MB_OP_MOV && src->kind == MB_OPND_SREG &&
-                     (src->u.sreg.id == MB_SREG_NTID || src->u.sreg.id == MB_SREG_NCTAID);
-    if (!param && !dims)
+    if (d->guard >= 0 || d->noperands < 2 || mb_insn_operand(fn, d, 0)->kind != MB_OPND_REG)
         return 0;
     const int bd = cfg->block_of_insn[def], bu = cfg->block_of_insn[at];
-    return bd == bu ? def < at : mb_dominates(cfg->idom, bd, bu);
+    if (bd == bu ? def >= at : !mb_dominates(cfg->idom, bd, bu))
+        return 0;
+    const mb_operand *src = mb_insn_operand(fn, d, 1);
+    if (d->noperands == 2 && d->opcode == MB_OP_LD && mb_insn_has_mod(d, MB_MOD_PARAM))
+        return src->kind == MB_OPND_ADDR && src->base_kind == MB_OPND_SYMBOL &&
+               src->symkind == MB_SYM_PARAM;
+    if (d->noperands == 2 && d->opcode == MB_OP_MOV && src->kind == MB_OPND_SREG)
+        return src->u.sreg.id == MB_SREG_NTID || src->u.sreg.id == MB_SREG_NCTAID;
+    if (depth >= 4 || !pure_integer(d))
+        return 0;
+    for (unsigned k = 1; k < d->noperands; k++) {
+        const mb_operand *o = mb_insn_operand(fn, d, k);
+        if (o->kind == MB_OPND_IMM)
+            continue;
+        if (o->kind != MB_OPND_REG || o->flags || o->u.reg >= fn->nregs ||
+            fn->regs[o->u.reg].type == MB_TYPE_PRED ||
+            !launch_register(fn, cfg, defs, o->u.reg, def, depth + 1))
+            return 0;
+    }
+    return 1;
+}
+
+int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                              uint32_t at, unsigned k)
+{
+    const mb_operand *o = mb_insn_operand(fn, &fn->insns[at], 1 + k);
+    if (!fn->is_entry || o->kind != MB_OPND_REG || o->u.reg >= fn->nregs)
+        return 0;
+    return launch_register(fn, cfg, defs, o->u.reg, at, 0);
 }
 
 prof_cond_kind prof_cond_kind_of(const mb_insn *setp)
@@ -342,6 +535,9 @@ enum { SHAPE_SETS = 16, SHAPE_WAYS = 4 };
 struct prof_cond_shapes {
     prof_cond_shape way[SHAPE_SETS][SHAPE_WAYS];
     uint8_t victim[SHAPE_SETS]; /* the way to replace next */
+    /* per warp tag, the shape it used last: a converged warp's next
+     * execution nearly always has the same lanes, and needs no hash */
+    prof_cond_shape *last[32];
 };
 
 /* murmur3's finaliser: the masks of a loop that lanes leave one by one
@@ -362,12 +558,15 @@ static inline uint32_t shape_set(const prof_cond_exec *ex)
 static prof_cond_shape *shape_find(struct prof_cond_shapes *shapes, const prof_cond_exec *ex,
                                    uint32_t nf)
 {
+    prof_cond_shape **last = &shapes->last[ex->warp_tag - 1];
+    if (*last && (*last)->mask == ex->executed && (*last)->tag == ex->warp_tag)
+        return *last;
     const uint32_t set = shape_set(ex);
     prof_cond_shape *ways = shapes->way[set];
     for (uint32_t w = 0; w < SHAPE_WAYS; w++)
         if (ways[w].mask == ex->executed && ways[w].tag == ex->warp_tag)
-            return &ways[w];
-    prof_cond_shape *sh = &ways[shapes->victim[set]];
+            return *last = &ways[w];
+    prof_cond_shape *sh = *last = &ways[shapes->victim[set]];
     shapes->victim[set] = (uint8_t)((shapes->victim[set] + 1) % SHAPE_WAYS);
     sh->tag = ex->warp_tag;
     sh->mask = ex->executed;
@@ -386,13 +585,16 @@ static inline uint32_t deltas_differ(const uint32_t *r, uint32_t r0, const uint3
 {
     const lanes4 base = {r0, r0, r0, r0};
     lanes4 bad = {0, 0, 0, 0};
-    for (uint32_t l = 0; l < 32; l += 4) {
+    /* unrolled: the loop's own counting was a third of the check */
+    _Pragma("GCC unroll 8") for (uint32_t l = 0; l < 32; l += 4)
+    {
         lanes4 v, d;
         memcpy(&v, r + l, sizeof(v));
         memcpy(&d, delta + l, sizeof(d));
         bad |= (v - base) ^ d;
     }
-    return bad[0] | bad[1] | bad[2] | bad[3];
+    bad |= __builtin_shufflevector(bad, bad, 2, 3, 0, 1);
+    return bad[0] | bad[1];
 }
 
 /* Whether operand k of execution ex repeats its shape (see above); `d` are
@@ -479,6 +681,8 @@ static struct prof_cond_shapes *shapes_new(void)
             shapes->way[set][w].tag = shapes->way[set][w].mask = 0;
         shapes->victim[set] = 0;
     }
+    for (uint32_t t = 0; t < 32; t++)
+        shapes->last[t] = NULL;
     return shapes;
 }
 

@@ -4,11 +4,15 @@
  * comparison an exact affine model of each operand in the thread ids, CTA
  * ids and loop iterations (the features of memory addresses, prof.h).
  *
- * The tree is resolved within the branch's own basic block (docs/formats.md,
- * condition_model): the guard's last definition before the branch must be an
- * unguarded setp or and/or/xor/not.pred whose predicate operands resolve
- * the same way, before their use in the block. The operands are fitted by
- * the collector on every warp execution of the setp.
+ * The tree (docs/formats.md, condition_model): the guard's definition that
+ * reaches the branch must be an unguarded setp or and/or/xor/not.pred whose
+ * predicate operands resolve the same way, from the point they are read.
+ * The definition is the last one before the read in its block, or else the
+ * last one in the nearest dominating block that has one, provided no other
+ * definition reaches the read and every loop around that block is around
+ * the read too (so each thread sees its own value of the same iterations).
+ * The operands are fitted by the collector on every warp execution of the
+ * setp, wherever it is.
  */
 #ifndef MB_PROF_COND_H
 #define MB_PROF_COND_H
@@ -43,16 +47,25 @@ typedef struct prof_cond_model {
     prof_cond_node node[PROF_COND_MAX_NODES];
 } prof_cond_model;
 
-/* The model of conditional branch `branch` of `fn`: 1 and *out filled when
- * its guard resolves (see above), 0 when the branch has no model. */
-int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, uint32_t branch,
-                      prof_cond_model *out);
+/* Fills defs (fn->nregs entries) with, per register, the index of its one
+ * defining instruction, or one of these. */
+#define PROF_COND_NO_DEF UINT32_MAX
+#define PROF_COND_MANY_DEFS (UINT32_MAX - 1)
+void prof_cond_defs(const mb_function *fn, uint32_t *defs);
+
+/* The model of conditional branch `branch` of `fn` (defs from
+ * prof_cond_defs): 1 and *out filled when its guard resolves (see above),
+ * 0 when the branch has no model, -1 when out of memory. */
+int prof_cond_resolve(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                      uint32_t branch, prof_cond_model *out);
 
 /* Whether operand k (0: a, 1: b) of the setp at `at` of a kernel holds
  * one value in every thread of a launch: a register whose only definition
- * is an unguarded ld.param of a kernel parameter or a mov of %ntid or
- * %nctaid, before it on every path. Such an operand needs one look. */
-int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, uint32_t at, unsigned k);
+ * is unguarded, before it on every path, and an ld.param of a kernel
+ * parameter, a mov of %ntid or %nctaid, or integer arithmetic over
+ * immediates and such registers. Such an operand needs one look. */
+int prof_cond_launch_constant(const mb_function *fn, const mb_cfg *cfg, const uint32_t *defs,
+                              uint32_t at, unsigned k);
 
 /* How a setp reads its operands: the integer the comparison sees (narrow
  * values sign- or zero-extended to 64 bits), or not an integer. */

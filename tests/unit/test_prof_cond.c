@@ -300,8 +300,8 @@ static void test_data_float_negate(void **state)
     json_decref(root);
 }
 
-/* (e) no model: a guard from another block, a guarded setp; (g) a setp's
- * .and combine and the q of a p|q destination. */
+/* (e) a guard from a dominating block: a model; no model for a guarded
+ * setp; (g) a setp's .and combine and the q of a p|q destination. */
 static const char *forms_ptx =
     HEADER ".visible .entry k(.param .u64 out)\n{\n"
     "\t.reg .pred %p<8>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n"
@@ -338,7 +338,10 @@ static void test_forms(void **state)
                                       " \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 32,"
                                       " \"args\": [\"o\"]}]}");
     assert_non_null(model_at(root, line_of(forms_ptx, "@%p5 bra")));
-    assert_null(model_at(root, line_of(forms_ptx, "@%p1 bra")));
+    json_t *reused = model_at(root, line_of(forms_ptx, "@%p1 bra"));
+    assert_true(is_true(reused, "exact"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(reused, "expr"), "line")),
+                     line_of(forms_ptx, "setp.lt.u32 %p1"));
     assert_null(model_at(root, line_of(forms_ptx, "@%p2 bra")));
 
     json_t *cm = model_at(root, line_of(forms_ptx, "@%p4 bra"));
@@ -401,6 +404,110 @@ static void test_repeats_checked(void **state)
     json_decref(root);
 }
 
+/* Guards defined in other blocks: from the entry block (alone, and in an
+ * or.pred), from a loop's header in a later block of the same loop and
+ * after the loop, from before the loop inside it; a register defined in
+ * both arms of an if, one defined before an if and again in one arm, and
+ * one defined in one arm only, all read after the if. */
+static const char *dom_ptx =
+    HEADER ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+    "\t.reg .pred %p<12>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r2, [n];\n"
+    "\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r3, 0;\n\tmov.u32 %r6, 0;\n"
+    "\tsetp.lt.u32 %p1, %r1, 40;\n"
+    "\tsetp.gt.u32 %p2, %r1, 3;\n"
+    "\t@%p2 bra $L_a;\n"
+    "\tadd.s32 %r6, %r6, 1;\n"
+    "$L_a:\n"
+    "\tsetp.ge.u32 %p3, %r1, %r2;\n"
+    "\tor.pred %p4, %p1, %p3;\n"
+    "\t@%p4 bra $L_b;\n"
+    "\tadd.s32 %r6, %r6, 2;\n"
+    "$L_b:\n"
+    "\t@%p1 bra $L_loop;\n"
+    "\tadd.s32 %r6, %r6, 4;\n"
+    "$L_loop:\n"
+    "\tmad.lo.s32 %r4, %r3, 16, %r1;\n"
+    "\tsetp.ge.s32 %p5, %r4, 20;\n"
+    "\t@%p5 bra $L_c;\n"
+    "\tadd.s32 %r6, %r6, 8;\n"
+    "$L_c:\n"
+    "\t@%p5 bra $L_d;\n"
+    "\tadd.s32 %r6, %r6, 16;\n"
+    "$L_d:\n"
+    "\t@!%p1 bra $L_e;\n"
+    "\tadd.s32 %r6, %r6, 32;\n"
+    "$L_e:\n"
+    "\tadd.s32 %r3, %r3, 1;\n"
+    "\tsetp.lt.s32 %p6, %r3, 4;\n"
+    "\t@%p6 bra $L_loop;\n"
+    "\t@%p5 bra $L_f;\n"
+    "\tadd.s32 %r6, %r6, 64;\n"
+    "$L_f:\n"
+    "\tsetp.gt.u32 %p10, %r1, 2;\n"
+    "\tsetp.lt.u32 %p7, %r1, 10;\n"
+    "\t@%p7 bra $L_else;\n"
+    "\tsetp.gt.u32 %p8, %r1, 20;\n"
+    "\tsetp.gt.u32 %p9, %r1, 5;\n"
+    "\tsetp.gt.u32 %p10, %r1, 30;\n"
+    "\tbra.uni $L_join;\n"
+    "$L_else:\n"
+    "\tsetp.gt.u32 %p8, %r1, 2;\n"
+    "$L_join:\n"
+    "\t@%p8 bra $L_g;\n"
+    "\tadd.s32 %r6, %r6, 128;\n"
+    "$L_g:\n"
+    "\t@%p9 bra $L_h;\n"
+    "\tadd.s32 %r6, %r6, 256;\n"
+    "$L_h:\n"
+    "\t@%p10 bra $L_i;\n"
+    "\tadd.s32 %r6, %r6, 512;\n"
+    "$L_i:\n"
+    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n"
+    "\tret;\n}\n";
+
+static void test_dominating(void **state)
+{
+    (void)state;
+    json_t *root = profile(dom_ptx, "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 64}},"
+                                    " \"launches\": [{\"kernel\": \"k\", \"grid\": 2, \"block\": 64,"
+                                    " \"args\": [\"o\", 50]}]}");
+    const int p1 = line_of(dom_ptx, "setp.lt.u32 %p1");
+    /* or.pred of the entry block's %p1 and this block's %p3 */
+    json_t *cm = model_at(root, line_of(dom_ptx, "@%p4 bra"));
+    assert_true(is_true(cm, "exact"));
+    json_t *expr = json_object_get(cm, "expr");
+    assert_string_equal(str(expr, "op"), "or");
+    assert_int_equal(json_integer_value(json_object_get(arg(expr, 0), "line")), p1);
+    assert_string_equal(str(arg(expr, 0), "cmp"), "lt");
+    check_operand(json_object_get(arg(expr, 0), "a"), 0, "tid.x", 1LL, NULL);
+    check_operand(json_object_get(arg(expr, 0), "b"), 40, NULL);
+    assert_int_equal(json_integer_value(json_object_get(arg(expr, 1), "line")),
+                     line_of(dom_ptx, "setp.ge.u32 %p3"));
+    check_operand(json_object_get(arg(expr, 1), "b"), 50, NULL);
+    /* %p1 alone, after a join, and inside the loop (negated) */
+    cm = model_at(root, line_of(dom_ptx, "@%p1 bra"));
+    assert_true(is_true(cm, "exact"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(cm, "expr"), "line")), p1);
+    cm = model_at(root, line_of(dom_ptx, "@!%p1 bra"));
+    assert_true(is_true(cm, "exact"));
+    assert_true(is_true(cm, "negate"));
+    /* the loop header's %p5 in a later block of the same iteration */
+    cm = model_at(root, line_of(dom_ptx, "@%p5 bra $L_d"));
+    assert_true(is_true(cm, "exact"));
+    expr = json_object_get(cm, "expr");
+    assert_int_equal(json_integer_value(json_object_get(expr, "line")), line_of(dom_ptx, "setp.ge.s32 %p5"));
+    check_operand(json_object_get(expr, "a"), 0, "tid.x", 1LL, "iter.loop0", 16LL, NULL);
+    check_operand(json_object_get(expr, "b"), 20, NULL);
+    /* ... but after the loop it holds the last iteration's value */
+    assert_null(model_at(root, line_of(dom_ptx, "@%p5 bra $L_f")));
+    /* both arms, one arm over a dominating definition, one arm only */
+    assert_null(model_at(root, line_of(dom_ptx, "@%p8 bra")));
+    assert_null(model_at(root, line_of(dom_ptx, "@%p10 bra")));
+    assert_null(model_at(root, line_of(dom_ptx, "@%p9 bra")));
+    json_decref(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_data_float_negate),
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_repeats_checked),
+        cmocka_unit_test(test_dominating),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
