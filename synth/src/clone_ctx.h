@@ -150,6 +150,12 @@ typedef struct ctx {
         int is64;
     } tparts[64];             /* thread parts of compared values ("tp<i>" values) */
     size_t ntparts;
+    struct {
+        uint32_t insn;        /* the original's setp */
+        int block;
+        const char *reg;
+    } leaves[128];            /* comparisons made so far: reused where their block dominates */
+    size_t nleaves;
     /* a called function's per-thread trip count passed as an argument
      * (clone_calls.c), computed once in the kernel instead of in every call */
     const mb_clone_loop *arg_trip; /* kernel: the callee's loop whose trip it passes */

@@ -1471,10 +1471,17 @@ static mb_status cond_inductions(ctx *c, const mb_cond_node *n)
     return MB_OK;
 }
 
-/* Writes predicate `dest` as node `n` computes it. */
-static mb_status cond_pred(ctx *c, need_seq *q, const mb_cond_node *n, const char *dest)
+/* The predicate register holding node `n`'s value in `block`. A comparison
+ * a dominating block already made (a predicate the original computed once
+ * and tested again) is that block's register, as in the original. */
+static mb_status cond_pred(ctx *c, need_seq *q, int block, const mb_cond_node *n, const char **out)
 {
     if (n->op == MB_COND_CMP) {
+        for (size_t i = 0; i < c->nleaves; i++)
+            if (c->leaves[i].insn == n->insn && dominates(c, c->leaves[i].block, block)) {
+                *out = c->leaves[i].reg;
+                return MB_OK;
+            }
         int is64 = cx_cmp_bits(n->type) == 64;
         const char *type = cx_cmp_type(n->type), *cmp = n->cmp;
         int is_unsigned = type[0] != 's' || (cmp[0] == 'l' && (cmp[1] == 'o' || cmp[1] == 's')) ||
@@ -1501,20 +1508,29 @@ static mb_status cond_pred(ctx *c, need_seq *q, const mb_cond_node *n, const cha
             ADD(q, is64 ? "mov.b64" : "mov.b32", "%s, %s", r, vx);
             vx = r;
         }
+        const char *dest = cx_reg(c, MB_REG_PRED);
         ADD(q, cx_fmt(c, "setp.%s.%s", cmp, type), "%s, %s, %s", dest, vx, vy);
+        if (c->nleaves < sizeof c->leaves / sizeof c->leaves[0]) {
+            c->leaves[c->nleaves].insn = n->insn;
+            c->leaves[c->nleaves].block = block;
+            c->leaves[c->nleaves++].reg = dest;
+        }
+        *out = dest;
         return MB_OK;
     }
     static const char *const ops[] = {"", "and.pred", "or.pred", "xor.pred", "not.pred"};
-    const char *x = cx_reg(c, MB_REG_PRED), *y = n->op == MB_COND_NOT ? NULL : cx_reg(c, MB_REG_PRED);
-    mb_status st = cond_pred(c, q, n->args[0], x);
-    if (st == MB_OK && y)
-        st = cond_pred(c, q, n->args[1], y);
+    const char *x = NULL, *y = NULL;
+    mb_status st = cond_pred(c, q, block, n->args[0], &x);
+    if (st == MB_OK && n->op != MB_COND_NOT)
+        st = cond_pred(c, q, block, n->args[1], &y);
     if (st != MB_OK)
         return st;
+    const char *dest = cx_reg(c, MB_REG_PRED);
     if (y)
         ADD(q, ops[n->op], "%s, %s, %s", dest, x, y);
     else
         ADD(q, ops[n->op], "%s, %s", dest, x);
+    *out = dest;
     return MB_OK;
 }
 
@@ -1610,10 +1626,13 @@ static mb_status branch_slot(ctx *c, int block)
         ADD(q, "setp.lt.u32", "%s, %s, %u", p, h, br->threshold);
         break;
     }
-    case MB_RULE_COMPARE:
-        if (cond_pred(c, q, br->cond->expr, p) != MB_OK)
+    case MB_RULE_COMPARE: {
+        const char *r;
+        if (cond_pred(c, q, block, br->cond->expr, &r) != MB_OK)
             return c->err->status;
+        guard = br->true_taken ? cx_fmt(c, "@%s", r) : cx_fmt(c, "@!%s", r);
         break;
+    }
     case MB_RULE_LOOP_BACK:
     case MB_RULE_LOOP_EXIT: {
         /* the counter holds finished iterations: the jump point (after the
