@@ -464,6 +464,21 @@ typedef struct pm_scan {
     int asc, desc;   /* monotone addresses */
 } pm_scan;
 
+static inline __attribute__((always_inline)) void scan_first(pm_scan *sc, uint64_t a0)
+{
+    sc->lo = sc->hi = sc->any = a0;
+    sc->asc = sc->desc = 1;
+}
+
+static inline __attribute__((always_inline)) void scan_next(pm_scan *sc, uint64_t x, uint64_t prev)
+{
+    sc->asc &= x >= prev;
+    sc->desc &= x <= prev;
+    sc->lo = x < sc->lo ? x : sc->lo;
+    sc->hi = x > sc->hi ? x : sc->hi;
+    sc->any |= x;
+}
+
 /* The lane strides of a request without a constant stride, in lane order
  * (stride_one), fused with the scan for its range and order: one pass over
  * the lanes instead of two. A stride already known to have its own table
@@ -473,8 +488,8 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     strides_table(pm);
     uint64_t *cnt = pm->sd_count;
     const uint8_t *st = pm->sd_state;
-    uint64_t lo = a[0], hi = a[0], any = a[0];
-    int asc = 1, desc = 1;
+    pm_scan s; /* a local, so that the loop keeps it in registers */
+    scan_first(&s, a[0]);
     if (pm->rec)
         cnt = NULL; /* a memo being recorded notes every stride (stride_one) */
     for (uint32_t k = 1; k < n; k++) {
@@ -483,38 +498,20 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
             cnt[slot]++;
         else if (!stride_one(pm, diff))
             return 0;
-        asc &= x >= prev;
-        desc &= x <= prev;
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-        any |= x;
+        scan_next(&s, x, prev);
     }
-    sc->lo = lo;
-    sc->hi = hi;
-    sc->any = any;
-    sc->asc = asc;
-    sc->desc = desc;
+    *sc = s;
     return 1;
 }
 
 /* scatter_scan without the lane strides (counted already). */
 static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
 {
-    uint64_t lo = a[0], hi = a[0], any = a[0];
-    int asc = 1, desc = 1;
-    for (uint32_t k = 1; k < n; k++) {
-        const uint64_t x = a[k], prev = a[k - 1];
-        asc &= x >= prev;
-        desc &= x <= prev;
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-        any |= x;
-    }
-    sc->lo = lo;
-    sc->hi = hi;
-    sc->any = any;
-    sc->asc = asc;
-    sc->desc = desc;
+    pm_scan s;
+    scan_first(&s, a[0]);
+    for (uint32_t k = 1; k < n; k++)
+        scan_next(&s, a[k], a[k - 1]);
+    *sc = s;
 }
 
 /* Moves the table's counts to the histogram (every bucket is there). */

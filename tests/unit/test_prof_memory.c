@@ -576,21 +576,26 @@ static uint64_t ref_cc12(const uint64_t *a, const uint8_t *lanes, uint32_t n, ui
     return t;
 }
 
-static uint64_t ref_bank(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks)
+static uint64_t ref_bank_words(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks,
+                               uint32_t word)
 {
-    uint64_t best = 0;
+    uint64_t best = 0, w[32 * 16]; /* 32 lanes of up to 16 words */
     for (uint32_t b = 0; b < banks; b++) {
-        static uint64_t w[32 * 8];
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++)
-            for (uint64_t x = a[i] / 4; x <= (a[i] + bytes - 1) / 4; x++)
-                if (x % banks == b)
+            for (uint64_t x = a[i] / word; x <= (a[i] + bytes - 1) / word; x++)
+                if (x % banks == b && k < sizeof w / sizeof w[0])
                     w[k++] = x;
         uint64_t c = distinct(w, k);
         if (c > best)
             best = c;
     }
     return best;
+}
+
+static uint64_t ref_bank(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks)
+{
+    return ref_bank_words(a, n, bytes, banks, 4);
 }
 
 static void random_pattern(uint64_t *a, uint8_t *lanes, uint32_t *n, uint32_t *bytes)
@@ -961,23 +966,6 @@ static void ref_touch(ref_lines *rl, expect_hist *reuse, const uint64_t *a, uint
     }
 }
 
-static uint64_t ref_bank_words(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks,
-                               uint32_t word)
-{
-    uint64_t best = 0;
-    for (uint32_t b = 0; b < banks; b++) {
-        static uint64_t w[32 * 8];
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < n; i++)
-            for (uint64_t x = a[i] / word; x <= (a[i] + bytes - 1) / word; x++)
-                if (x % banks == b)
-                    w[k++] = x;
-        uint64_t c = distinct(w, k);
-        if (c > best)
-            best = c;
-    }
-    return best;
-}
 
 /* Scattered shared requests (atomics on a table indexed by data), some with
  * a lane far from the others or straddling bank words, under several bank

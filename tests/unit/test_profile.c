@@ -166,16 +166,19 @@ static void check_conservation(const mb_profile *p, uint64_t threads)
 }
 
 /* The MiniBench paper's k-means example: 57,600 threads of which 51,200 take a branch. */
-static const char *branch_ptx = HEADER
-    ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
-    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
-    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"
-    "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-    "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "\tsetp.ge.s32 %p1, %r5, %r1;\n"
-    "\t@%p1 bra $L_skip;\n"
-    "\tmul.wide.s32 %rd2, %r5, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n"
-    "$L_skip:\n\tret;\n}\n";
+/* A kernel whose threads below n store their index: a guarded store. */
+#define GUARDED_STORE_KERNEL(NAME)                                                                \
+    ".visible .entry " NAME "(.param .u64 out, .param .u32 n)\n{\n"                              \
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"                            \
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"                                   \
+    "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"               \
+    "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n"                                                         \
+    "\tsetp.ge.s32 %p1, %r5, %r1;\n"                                                             \
+    "\t@%p1 bra $L_skip;\n"                                                                       \
+    "\tmul.wide.s32 %rd2, %r5, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n" \
+    "$L_skip:\n\tret;\n}\n"
+
+static const char *branch_ptx = HEADER GUARDED_STORE_KERNEL("k");
 
 static void test_branch_counts(void **state)
 {
@@ -563,16 +566,7 @@ static void session_close(session *s)
 
 /* Two kernels with different CFGs (a loop nest with shared and data-dependent
  * accesses; a guarded store) in one module. */
-static const char *two_kernels_ptx = HEADER LOOPS_KERNEL("ka")
-    ".visible .entry kb(.param .u64 out, .param .u32 n)\n{\n"
-    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
-    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [n];\n"
-    "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
-    "\tmad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "\tsetp.ge.s32 %p1, %r5, %r1;\n"
-    "\t@%p1 bra $L_skip;\n"
-    "\tmul.wide.s32 %rd2, %r5, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n"
-    "$L_skip:\n\tret;\n}\n";
+static const char *two_kernels_ptx = HEADER LOOPS_KERNEL("ka") GUARDED_STORE_KERNEL("kb");
 
 static const char *two_kernels_manifest =
     "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 4096},"
