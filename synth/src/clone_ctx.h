@@ -150,6 +150,7 @@ typedef struct ctx {
         int is64;
     } tparts[64];             /* thread parts of compared values ("tp<i>" values) */
     size_t ntparts;
+    size_t nunshared;         /* thread parts made beyond the table, each its own key */
     struct {
         uint32_t insn;        /* the original's setp */
         int block;

@@ -428,7 +428,7 @@ static const char *g_coord(ctx *c, int d)
     static const char *const sreg[6] = {"%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z"};
     if (extent(c, d) <= 1)
         return "0";
-    char key[16];
+    char key[24];
     snprintf(key, sizeof key, "coord%d", d);
     const char *r = val_find(c, key);
     if (!r) {
@@ -667,7 +667,7 @@ static const char *g_shared(ctx *c, const char *key)
     return g_gxy(c, d, strtoll(key + 3, NULL, 10));
 }
 
-/* The key of the per-thread value holding the thread part of `a`, or 0
+/* The key of the per-thread value holding the thread part of `a` (1), or 0
  * when the part is the constant alone (an immediate). */
 static int tpart_key(ctx *c, const mb_affine *a, int is64, char *key, size_t size)
 {
@@ -681,8 +681,11 @@ static int tpart_key(ctx *c, const mb_affine *a, int is64, char *key, size_t siz
                               memcmp(c->tparts[i].coef, coef, sizeof(coef))))
         i++;
     if (i == c->ntparts) {
-        if (i == sizeof c->tparts / sizeof c->tparts[0])
-            return -1; /* made where it is used, not shared */
+        if (i == sizeof c->tparts / sizeof c->tparts[0]) {
+            /* a key no other value has: made where it is used, not shared */
+            snprintf(key, size, "tpu%zu", c->nunshared++);
+            return 1;
+        }
         c->tparts[i].is64 = is64;
         c->tparts[i].constant = a->constant;
         memcpy(c->tparts[i].coef, coef, sizeof(coef));
@@ -699,63 +702,56 @@ static const char *imm_text(ctx *c, int64_t v, int is64, int is_unsigned)
     return is_unsigned ? cx_fmt(c, "%u", (uint32_t)v) : cx_fmt(c, "%d", (int32_t)(uint32_t)v);
 }
 
-/* The thread part of `a`: a register, or the constant as an immediate. */
-static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned)
+/* Writes constant + sum coef[d] * coordinate d into r, in the current block's values. */
+static void make_tpart(ctx *c, const char *r, const int64_t coef[6], int64_t constant, int is64)
 {
-    char key[40];
-    int k = tpart_key(c, a, is64, key, sizeof key);
-    if (k == 0)
-        return imm_text(c, a->constant, is64, is_unsigned);
-    int64_t coef[6];
-    thread_terms(c, a, coef);
-    if (k > 0 && strncmp(key, "tp", 2))
-        return g_shared(c, key);
-    const char *r = k > 0 ? val_find(c, key) : NULL;
-    if (r)
-        return r;
-    if (k < 0) { /* not shared: made where it is used, as val_find would switch to */
-        c->saved_block[c->nsaved < 16 ? c->nsaved : 15] = c->cur_block;
-        c->nsaved++;
-        c->cur_block = val_block(c);
-    }
-    r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
     char base[40];
-    int first = 1;
     if (!is64 && shared_key(c, coef, base, sizeof base)) {
         /* a value the clone has, plus the constant (as `i + 128` is compiled) */
-        pro_add(c, "add.s32", cx_fmt(c, "%s, %s, %s", r, g_shared(c, base), imm_text(c, a->constant, 0, 0)));
-        memset(coef, 0, sizeof(coef));
-        first = -1;
+        pro_add(c, "add.s32", cx_fmt(c, "%s, %s, %s", r, g_shared(c, base), imm_text(c, constant, 0, 0)));
+        return;
     }
     /* 32 bits: a coordinate of coefficient 1 is the first multiply-add's addend */
     int addend = -1;
-    for (int d = 0; d < 6 && !is64 && first > 0; d++)
-        if (coef[d] == 1 && addend < 0)
+    for (int d = 0; d < 6 && !is64 && addend < 0; d++)
+        if (coef[d] == 1)
             addend = d;
     const char *acc = addend >= 0 ? g_coord(c, addend) : NULL;
+    int first = 1;
     for (int d = 0; d < 6; d++) {
         if (!coef[d] || d == addend)
             continue;
         const char *x = g_coord(c, d);
+        int32_t k = (int32_t)coef[d];
         if (is64)
-            pro_add(c, first > 0 ? "mul.wide.s32" : "mad.wide.s32",
-                    first > 0 ? cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d])
-                              : cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], r));
-        else if (first > 0 && !acc)
-            pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %d", r, x, (int32_t)coef[d]));
+            pro_add(c, first ? "mul.wide.s32" : "mad.wide.s32",
+                    first ? cx_fmt(c, "%s, %s, %d", r, x, k) : cx_fmt(c, "%s, %s, %d, %s", r, x, k, r));
+        else if (first && !acc)
+            pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %d", r, x, k));
         else
-            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, x, (int32_t)coef[d], acc ? acc : r));
-        acc = NULL;
+            pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, x, k, first ? acc : r));
         first = 0;
     }
-    if (a->constant && first >= 0)
-        pro_add(c, is64 ? "add.s64" : "add.s32",
-                cx_fmt(c, "%s, %s, %s", r, r, imm_text(c, a->constant, is64, 0)));
-    if (k > 0)
-        return val_put(c, key, r);
-    c->nsaved--;
-    c->cur_block = c->saved_block[c->nsaved < 16 ? c->nsaved : 15];
-    return r;
+    if (constant)
+        pro_add(c, is64 ? "add.s64" : "add.s32", cx_fmt(c, "%s, %s, %s", r, r, imm_text(c, constant, is64, 0)));
+}
+
+/* The thread part of `a`: a register, or the constant as an immediate. */
+static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned)
+{
+    char key[40];
+    if (!tpart_key(c, a, is64, key, sizeof key))
+        return imm_text(c, a->constant, is64, is_unsigned);
+    if (strncmp(key, "tp", 2))
+        return g_shared(c, key);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    int64_t coef[6];
+    thread_terms(c, a, coef);
+    r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    make_tpart(c, r, coef, a->constant, is64);
+    return val_put(c, key, r);
 }
 
 static int plan_block(const ctx *c, const memplan *pl)
