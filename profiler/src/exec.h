@@ -279,6 +279,7 @@ typedef struct exec_cta {
     exec_barrier barriers[16];
     exec_fault fault;
     const mb_observer *observer;
+    const uint8_t *observe; /* per pc: deliver the event (mb_launch with an observer), else NULL */
     int record_addrs;       /* memory handlers record per-lane addresses (observers, stepping) */
     uint64_t budget;        /* warp instructions left before the budget fault (UINT64_MAX: none) */
     /* one-entry cache of the last global allocation touched */

@@ -403,9 +403,10 @@ static exec_result run_warp(exec_warp *w)
 {
     exec_cta *cta = w->cta;
     const xinsn *code = w->code;
-    const mb_observer *observer = cta->observer;
+    const uint8_t *observe = cta->observe;
     for (;;) {
-        const xinsn *x = &code[w->pc];
+        const uint32_t pc = w->pc;
+        const xinsn *x = &code[pc];
         uint32_t active = w->active;
         uint32_t mask = x->guard < 0 ? active : (w->preds[x->guard] ^ x->guard_xor) & active;
         if (--cta->budget == 0)
@@ -414,7 +415,7 @@ static exec_result run_warp(exec_warp *w)
         w->warp_insts++;
         w->seg_insts++;
         exec_result r = x->fn(w, x, mask);
-        if (observer && x->fn != exec_function_exit)
+        if (observe && observe[pc])
             exec_observe(w, x, active, mask);
         if (r != EXEC_NEXT) {
             if (r == EXEC_FAULT || r == EXEC_BARRIER)
@@ -599,6 +600,7 @@ typedef struct launch_state {
     uint64_t fault_cta;
     exec_fault fault;
     int oom;
+    uint8_t *observe; /* per pc, with an observer: whether it sees the instruction */
 } launch_state;
 
 int exec_cta_alloc(exec_cta *cta, mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
@@ -641,8 +643,31 @@ void exec_cta_free(exec_cta *cta)
 static int workspace_init(cta_workspace *ws, launch_state *ls)
 {
     memset(ws, 0, sizeof(*ws));
-    return exec_cta_alloc(&ws->cta, ls->prog, ls->mem, ls->cfg, ls->opt ? ls->opt->observer : NULL,
-                          ls->shared_bytes, ls->local_bytes);
+    if (!exec_cta_alloc(&ws->cta, ls->prog, ls->mem, ls->cfg, ls->opt ? ls->opt->observer : NULL,
+                        ls->shared_bytes, ls->local_bytes))
+        return 0;
+    ws->cta.observe = ls->observe;
+    return 1;
+}
+
+/* Which instructions the observer sees (mb_observer.wanted): never the exit
+ * pseudo-instructions, which have no source instruction. */
+static uint8_t *observed_pcs(const mb_program *prog, const mb_observer *obs)
+{
+    uint8_t *on = calloc((size_t)prog->ncode + 1, 1);
+    if (!on)
+        return NULL;
+    for (uint32_t f = 0; f < prog->nfuncs; f++) {
+        const exec_func *ef = &prog->funcs[f];
+        if (ef->entry_pc == UINT32_MAX)
+            continue;
+        const uint8_t *want = obs->wanted ? obs->wanted(obs->ctx, ef->fn) : NULL;
+        for (uint32_t pc = ef->entry_pc; pc < ef->exit_pc; pc++) {
+            const xinsn *x = &prog->code[pc];
+            on[pc] = x->src && (!want || want[x->src - ef->fn->insns]);
+        }
+    }
+    return on;
 }
 
 static void workspace_free(cta_workspace *ws)
@@ -824,8 +849,15 @@ mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cf
     atomic_init(&ls->budget_used, 0);
     pthread_mutex_init(&ls->lock, NULL);
     unsigned threads = opt && opt->threads ? opt->threads : 1;
-    if (opt && opt->observer)
+    if (opt && opt->observer) {
         threads = 1;
+        ls->observe = observed_pcs(prog, opt->observer);
+        if (!ls->observe) {
+            pthread_mutex_destroy(&ls->lock);
+            free(ls);
+            return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+        }
+    }
     if (threads > ls->nctas)
         threads = (unsigned)ls->nctas;
     if (threads <= 1) {
@@ -856,6 +888,7 @@ mb_status mb_launch(mb_program *prog, mb_memory *mem, const mb_launch_config *cf
                           "out of host memory for a CTA of kernel %s", cfg->kernel->name);
     else if (ls->faulted)
         st = exec_fault_error(prog, &ls->fault, err);
+    free(ls->observe);
     free(ls);
     return st;
 }

@@ -48,6 +48,8 @@ static void func_static_free(prof_func_static *s)
         prof_static_free(&s->st, &s->cfg);
     free(s->info);
     free(s->special);
+    free(s->observed);
+    free(s->anchor);
     free(s->edges);
     free(s->loop_member);
     free(s->conds);
@@ -151,9 +153,11 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
         prof_hist_sort(&s->st.dep_dist[b]);
     s->info = calloc((size_t)n + 1, sizeof(insn_info));
     s->special = calloc((size_t)n + 1, 1);
+    s->observed = calloc((size_t)n + 1, 1);
+    s->anchor = calloc((size_t)n + 1, sizeof(uint32_t));
     s->edges = calloc((size_t)ne + 1, sizeof(mb_edge_profile));
     s->loop_member = calloc((size_t)nl * nb + 1, 1);
-    if (!s->info || !s->special || !s->edges || !s->loop_member) {
+    if (!s->info || !s->special || !s->observed || !s->anchor || !s->edges || !s->loop_member) {
         func_static_free(s);
         return nomem(err);
     }
@@ -191,6 +195,12 @@ static mb_status func_static_build(const mb_module *m, uint32_t index, prof_func
         ii->special = ii->block_start | ii->cond_branch | ii->barrier | ii->leaves | ii->mem |
                       ii->cmp_leaf;
         s->special[i] = ii->special;
+        /* a call's lanes may exit inside the callee, and a call may run
+         * twice (an indirect call splits by target) */
+        const uint8_t call = fn->insns[i].opcode == MB_OP_CALL;
+        const uint8_t after = i > 0 && (fn->insns[i - 1].opcode == MB_OP_CALL || s->info[i - 1].leaves);
+        s->observed[i] = ii->special || call || after;
+        s->anchor[i] = s->observed[i] || i == 0 ? i : s->anchor[i - 1];
     }
     *out = s;
     return MB_OK;

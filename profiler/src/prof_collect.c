@@ -26,10 +26,11 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     f->st = &a->st;
     f->info = a->info;
     f->special = a->special;
+    f->observed = a->observed;
+    f->anchor = a->anchor;
     f->loop_member = a->loop_member;
     const uint32_t n = fn->ninsns, nb = (uint32_t)a->cfg.nblocks;
     const uint32_t ne = a->nedges, nl = (uint32_t)a->cfg.loops.nloops;
-    f->insn_warps = calloc((size_t)n + 1, sizeof(uint64_t));
     f->insn_threads = calloc((size_t)n + 1, sizeof(uint64_t));
     f->br = calloc((size_t)n + 1, sizeof(branch_stats));
     f->blocks = calloc((size_t)nb + 1, sizeof(mb_block_profile));
@@ -40,7 +41,7 @@ static mb_status func_init(mb_profile *p, func_prof *f, uint32_t index, mb_error
     f->cond_of = a->cond_of;
     f->launch_const = a->launch_const;
     f->cmps = calloc((size_t)n + 1, sizeof(prof_cond_fit *));
-    if (!f->insn_warps || !f->insn_threads || !f->br || !f->blocks || !f->edges || !f->loops ||
+    if (!f->insn_threads || !f->br || !f->blocks || !f->edges || !f->loops ||
         !f->mems || !f->cmps)
         return nomem(err);
     memcpy(f->edges, a->edges, ((size_t)ne + 1) * sizeof(mb_edge_profile));
@@ -66,7 +67,6 @@ static void func_free(mb_program *prog, func_prof *f)
     if (f->loops)
         for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_free(&f->loops[l].trips);
-    free(f->insn_warps);
     free(f->insn_threads);
     free(f->br);
     free(f->blocks);
@@ -589,7 +589,6 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     func_prof *f = p->last_func;
     const uint32_t insn = ev->insn;
     f->used = 1;
-    f->insn_warps[insn]++;
     f->insn_threads[insn] += ev->active == UINT32_MAX ? 32 : (uint64_t)mb_popcount32(ev->active);
     warp_func *wf = p->warps[ev->warp].funcs[f->index];
     if (!wf || wf->epoch != p->epoch) {
@@ -598,6 +597,18 @@ static void on_insn(void *ctx, const mb_insn_event *ev)
     }
     if (f->special[insn])
         special_event(p, f, wf, &f->info[insn], insn, ev);
+}
+
+/* The instructions the collector needs events of (prof_func_static.observed):
+ * the others share their block's counts (mb_profile_finish). */
+static const uint8_t *wanted(void *ctx, const mb_function *fn)
+{
+    const mb_profile *p = ctx;
+    const uint32_t index = (uint32_t)(fn - p->module->funcs);
+    if (index >= p->nfuncs_module || !fn->has_body)
+        return NULL;
+    const func_prof *f = &p->funcs[p->func_slot[index]];
+    return f->fn == fn ? f->observed : NULL;
 }
 
 /* --------------------------------------------------------- public */
@@ -619,6 +630,7 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
     p->nfuncs_module = m->nfuncs;
     p->observer.ctx = p;
     p->observer.on_insn = on_insn;
+    p->observer.wanted = wanted;
     const mb_dim3 b = cfg->block;
     p->nwarps = (b.x * b.y * b.z + 31) / 32;
     mb_status st = MB_OK;
@@ -691,9 +703,12 @@ mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error 
         f->calls = f->blocks[0].entries;
         for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_sort(&f->loops[l].trips);
-        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++) {
             if (f->mems[i])
                 prof_mem_finish(f->mems[i]);
+            /* in order: an anchor comes before the instructions that share it */
+            f->insn_threads[i] = f->insn_threads[f->anchor[i]];
+        }
         f->view.fn = f->fn;
         f->view.cfg = f->cfg;
         f->view.blocks = f->blocks;

@@ -44,6 +44,13 @@ typedef struct prof_func_static {
     int has_static;
     insn_info *info;        /* per instruction */
     uint8_t *special;       /* per instruction: info[i].special, packed for the per-event test */
+    /* Per instruction: whether the executor delivers its events (special
+     * ones, calls, and the instruction after a call, ret or exit, where the
+     * active lanes may change inside a block), and the observed instruction
+     * whose active threads it shares (itself when observed; otherwise the
+     * closest observed one before it, in its block). */
+    uint8_t *observed;
+    uint32_t *anchor;
     mb_edge_profile *edges; /* in CFG successor order: from, to and back; counts zero */
     uint32_t nedges;
     uint8_t *loop_member;   /* nloops x nblocks */
@@ -69,9 +76,11 @@ typedef struct func_prof {
     const prof_static *st;
     const insn_info *info;
     const uint8_t *special; /* info[i].special, one byte each */
+    const uint8_t *observed; /* prof_func_static.observed */
+    const uint32_t *anchor;  /* prof_func_static.anchor */
     const uint8_t *loop_member;
     int used;
-    uint64_t *insn_warps, *insn_threads; /* per instruction: warp executions, active threads */
+    uint64_t *insn_threads; /* per instruction: active threads (observed ones; the rest at finish) */
     branch_stats *br;                    /* per instruction (conditional branches) */
     mb_block_profile *blocks;
     mb_edge_profile *edges; /* in CFG successor order */

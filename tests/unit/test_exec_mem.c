@@ -1403,7 +1403,7 @@ static void test_observer(void **state)
     assert_int_equal(mb_memory_alloc(mem, 64 * 8, "out", &out, &err), MB_OK);
     obs_log lg;
     memset(&lg, 0, sizeof(lg));
-    mb_observer obs = {&lg, on_insn};
+    mb_observer obs = {&lg, on_insn, NULL};
     mb_launch_config cfg = {mb_module_find_function(m, "k"), {1, 1, 1}, {64, 1, 1}, 0, &out, 8};
     mb_exec_options opt = {0, 0, 0, &obs};
     mb_status st = mb_launch(prog, mem, &cfg, &opt, NULL, &err);
@@ -1426,6 +1426,58 @@ static void test_observer(void **state)
     assert_int_equal(lg.space[4], MB_SPACE_SHARED);
     assert_int_equal(lg.bytes[4], 1);
     assert_int_equal(lg.a0[4], 3);
+    mb_program_free(prog);
+    mb_memory_free(mem);
+    mb_module_free(m);
+}
+
+typedef struct wanted_log {
+    uint8_t want[32];
+    uint32_t events[32];
+} wanted_log;
+
+static void count_event(void *ctx, const mb_insn_event *ev)
+{
+    wanted_log *lg = ctx;
+    if (ev->insn < 32)
+        lg->events[ev->insn]++;
+}
+
+static const uint8_t *wanted_insns(void *ctx, const mb_function *fn)
+{
+    (void)fn;
+    return ((wanted_log *)ctx)->want;
+}
+
+/* An observer that names the instructions it needs sees those only, once
+ * per warp execution. */
+static void test_observer_wanted(void **state)
+{
+    (void)state;
+    mb_error err;
+    mb_module *m = NULL;
+    mb_memory *mem = NULL;
+    mb_program *prog = NULL;
+    assert_int_equal(mb_ptx_parse(observe_ptx, strlen(observe_ptx), "test.ptx", &m, &err), MB_OK);
+    assert_int_equal(mb_memory_new(&mem, &err), MB_OK);
+    assert_int_equal(mb_program_new(m, mem, &prog, &err), MB_OK);
+    uint64_t out;
+    assert_int_equal(mb_memory_alloc(mem, 64 * 8, "out", &out, &err), MB_OK);
+    const mb_function *k = mb_module_find_function(m, "k");
+    assert_true(k->ninsns < 32);
+    wanted_log lg;
+    memset(&lg, 0, sizeof(lg));
+    lg.want[0] = lg.want[4] = lg.want[k->ninsns - 1] = 1; /* ld.param, st.global, ret */
+    mb_observer obs = {&lg, count_event, wanted_insns};
+    mb_launch_config cfg = {k, {1, 1, 1}, {64, 1, 1}, 0, &out, 8};
+    mb_exec_options opt = {0, 0, 0, &obs};
+    mb_exec_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    if (mb_launch(prog, mem, &cfg, &opt, &stats, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    for (uint32_t i = 0; i < k->ninsns; i++)
+        assert_int_equal(lg.events[i], lg.want[i] ? 2 : 0);
+    assert_int_equal(stats.warp_insts, 2 * k->ninsns); /* the others still ran */
     mb_program_free(prog);
     mb_memory_free(mem);
     mb_module_free(m);
@@ -1787,6 +1839,7 @@ int main(void)
         cmocka_unit_test(test_unsupported),
         cmocka_unit_test(test_hints),
         cmocka_unit_test(test_observer),
+        cmocka_unit_test(test_observer_wanted),
         cmocka_unit_test(test_random_differential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -165,6 +165,25 @@ static void check_conservation(const mb_profile *p, uint64_t threads)
     }
 }
 
+/* Thread instructions of the instruction mix, over every function: the
+ * executor's count, since the mix counts each instruction's active lanes. */
+static void check_mix_total(const profiled *r)
+{
+    json_t *fns = json_object_get(r->json, "functions");
+    uint64_t total = 0;
+    for (size_t i = 0; i < json_array_size(fns); i++) {
+        json_t *classes = json_object_get(json_object_get(json_array_get(fns, i), "instruction_mix"), "classes");
+        const char *key;
+        json_t *v;
+        json_object_foreach(classes, key, v)
+        {
+            (void)key;
+            total += (uint64_t)json_integer_value(v);
+        }
+    }
+    assert_int_equal(total, r->stats.thread_insts);
+}
+
 /* The MiniBench paper's k-means example: 57,600 threads of which 51,200 take a branch. */
 /* A kernel whose threads below n store their index: a guarded store. */
 #define GUARDED_STORE_KERNEL(NAME)                                                                \
@@ -628,6 +647,48 @@ static void test_analyses_per_program(void **state)
 }
 
 /* Every example: conservation, determinism of the JSON and DOT output. */
+/* Lanes leave inside a block: a guarded exit in the kernel, and an exit in
+ * a callee. The executor tells the profiler only of the instructions it
+ * needs; the others share the counts of the observed instruction before them
+ * in their block, which must then be taken after each place where lanes
+ * leave (32 threads: 8 leave at the first exit, the odd ones at the call). */
+static const char *exits_ptx = HEADER
+    ".func leave_odd(.param .b32 leave_odd_param_0)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n"
+    "\tld.param.u32 %r1, [leave_odd_param_0];\n"
+    "\tand.b32 %r2, %r1, 1;\n\tsetp.ne.u32 %p1, %r2, 0;\n"
+    "\t@%p1 exit;\n\tret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n"
+    "\tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 8;\n"
+    "\t@%p1 exit;\n"
+    "\txor.b32 %r2, %r1, 3;\n\txor.b32 %r3, %r2, 5;\n"
+    "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r3;\n"
+    "\tcall.uni leave_odd, (param0);\n\t}\n"
+    "\tsub.s32 %r4, %r3, 1;\n\tsub.s32 %r5, %r4, 1;\n"
+    "\tret;\n}\n";
+
+static void test_lanes_leaving_inside_blocks(void **state)
+{
+    (void)state;
+    profiled r;
+    profile_text(&r, exits_ptx, "exits.ptx",
+                 "{\"buffers\": {\"out\": {\"type\": \"u32\", \"count\": 32}},"
+                 " \"launches\": [{\"kernel\": \"k\", \"grid\": [1,1,1], \"block\": [32,1,1],"
+                 " \"args\": [\"out\"]}]}",
+                 0);
+    check_mix_total(&r);
+    json_t *fns = json_object_get(r.json, "functions");
+    json_t *kops = json_object_get(json_object_get(json_array_get(fns, 0), "instruction_mix"), "opcodes");
+    assert_int_equal(jget(kops, "xor.b32"), 2 * 24);
+    assert_int_equal(jget(kops, "sub.s32"), 2 * 12); /* (tid ^ 6) odd for odd tid */
+    assert_int_equal(jget(kops, "ret"), 12);
+    json_t *cops = json_object_get(json_object_get(json_array_get(fns, 1), "instruction_mix"), "opcodes");
+    assert_int_equal(jget(cops, "and.b32"), 24);
+    assert_int_equal(jget(cops, "ret"), 12);
+    profiled_free(&r);
+}
+
 static void test_examples(void **state)
 {
     (void)state;
@@ -655,6 +716,7 @@ static void test_examples(void **state)
             profiled r;
             profile_text(&r, ptx_text, ptx, man_text, 0);
             check_conservation(r.p, r.stats.threads);
+            check_mix_total(&r);
             mb_buf dot = MB_BUF_INIT;
             assert_int_equal(mb_dfsg_write_dot(r.m, r.p, &dot, &err), MB_OK);
             assert_non_null(strstr(dot.data, "ecount="));
@@ -686,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_loop_lanes_parting),
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_local_interleaved),
+        cmocka_unit_test(test_lanes_leaving_inside_blocks),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_analyses_kept_with_program),
         cmocka_unit_test(test_analyses_per_program),

@@ -904,6 +904,11 @@ typedef struct mb_insn_event {
 typedef struct mb_observer {
     void *ctx;
     void (*on_insn)(void *ctx, const mb_insn_event *ev);
+    /** Optional (NULL: every instruction is observed). Asked once per launch for each function
+     * with a body: one byte per instruction of `fn`, nonzero for the instructions whose events
+     * the observer needs; a NULL answer means all of them. mb_launch() then calls on_insn for
+     * those instructions only; the stepper (mb_step_*) still delivers every instruction. */
+    const uint8_t *(*wanted)(void *ctx, const mb_function *fn);
 } mb_observer;
 
 typedef struct mb_launch_config {
