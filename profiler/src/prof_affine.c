@@ -271,6 +271,55 @@ static int constraint128(const pm_affine *a, uint32_t j, int64_t *c)
     return normalise(w, nc, c);
 }
 
+/* The model after sample (x, y), whose remainder's pivot column is q, joins
+ * the stored samples, given the span constraint c of column q over the
+ * samples before it: c.x_i = 0 for each of them and c is zero outside their
+ * pivot columns and q, while c.x != 0. The old model plus t c, t = (y -
+ * m.x) / (c.x), reproduces every old sample and the new one and is zero
+ * outside the new pivot columns: it is the unique such model, the one the
+ * least-squares refit would find, computed exactly. 1: updated; 0: it is
+ * not integral (no integer model); -1: a quantity leaves 128 bits (or a
+ * coefficient 64), and aff_refit decides. */
+static int aff_update(pm_affine *a, const int64_t *c, const int64_t *x, uint64_t y)
+{
+    const uint32_t nc = a->ncol;
+    i128 mx = a->c0, den = (i128)c[0];
+    for (uint32_t k = 1; k < nc; k++) {
+        if (__builtin_add_overflow(mx, (i128)a->coef[k] * x[k], &mx) ||
+            __builtin_add_overflow(den, (i128)c[k] * x[k], &den))
+            return -1;
+    }
+    i128 delta;
+    if (den == 0 || __builtin_sub_overflow((i128)y, mx, &delta))
+        return -1;
+    i128 step[PM_MAXCOL] = {0};
+    for (uint32_t k = 0; k < nc; k++) {
+        if (c[k] == 0)
+            continue;
+        i128 num;
+        if (__builtin_mul_overflow(delta, (i128)c[k], &num))
+            return -1;
+        if (fits64(num) && fits64(den) && den != -1) { /* (64-bit division, as nearly always) */
+            if ((int64_t)num % (int64_t)den != 0)
+                return 0;
+            step[k] = (int64_t)num / (int64_t)den;
+        } else {
+            if (num % den != 0)
+                return 0;
+            step[k] = num / den;
+        }
+        if (k > 0 && !fits64((i128)a->coef[k] + step[k]))
+            return -1;
+    }
+    i128 c0;
+    if (__builtin_add_overflow(a->c0, step[0], &c0))
+        return -1;
+    a->c0 = c0;
+    for (uint32_t k = 1; k < nc; k++)
+        a->coef[k] = (int64_t)((i128)a->coef[k] + step[k]);
+    return 1;
+}
+
 static uint64_t abs64(int64_t v)
 {
     return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -414,15 +463,28 @@ void aff_slow(pm_affine *a, const prof_mem_request *req)
             if (!aff_predicts(a, x, y))
                 a->state = AFF_REFUSED; /* no model fits (see above) */
         } else {
+            /* the constraint of the new pivot column, from the rows before it */
+            const int predicted = aff_predicts(a, x, y);
+            int64_t con[PM_MAXCOL];
+            int have_con = 0;
+            if (!predicted) {
+                uint32_t q = 0;
+                while (rem[q] == 0)
+                    q++;
+                const int fast = constraint64(a, q, con);
+                have_con = fast > 0 || (fast < 0 && constraint128(a, q, con));
+            }
             if (!aff_insert(a, rem, x, y)) {
                 a->state = AFF_REFUSED;
                 break;
             }
             a->gen++;
-            if (!aff_predicts(a, x, y) && !aff_refit(a))
-                a->state = AFF_REFUSED;
-            else
-                a->state = AFF_OK;
+            int fits = 1;
+            if (!predicted) {
+                const int exact = have_con ? aff_update(a, con, x, y) : -1;
+                fits = exact > 0 || (exact < 0 && aff_refit(a));
+            }
+            a->state = fits ? AFF_OK : AFF_REFUSED;
             compiled = a->state == AFF_OK && aff_compile(a);
             if (!compiled)
                 a->state = AFF_REFUSED;

@@ -1529,6 +1529,35 @@ static void test_affine_fractional(void **state)
     prof_mem_free(pm);
 }
 
+/* Addresses near 2^63 and features near 2^40: the exact model update finds
+ * the integer slope, and refuses one that is 2^-40 off an integer. */
+static void test_affine_wide_values(void **state)
+{
+    (void)state;
+    const int64_t big = (int64_t)1 << 40;
+    int64_t f[3] = {0, big, 3 * big};
+    uint64_t a[3];
+    for (int k = 0; k < 3; k++)
+        a[k] = 0x7000000000000000ull + (uint64_t)f[k] * 4096;
+    prof_mem_request rq = {
+        .lanes = 3, .addrs = a, .access_bytes = 1, .space = MB_SPACE_GLOBAL, .features = f};
+    prof_mem *pm = mk(1);
+    assert_int_equal(prof_mem_add(pm, &rq), 1);
+    const prof_mem_result *r = prof_mem_finish(pm);
+    assert_int_equal(r->affine, 1);
+    assert_int_equal(r->coef[0], 0x7000000000000000ll);
+    assert_int_equal(r->coef[1], 4096);
+    prof_mem_free(pm);
+    /* slope 4096 + 1/2^40 is not integral */
+    a[1] += 1;
+    a[2] += 3;
+    pm = mk(1);
+    assert_int_equal(prof_mem_add(pm, &rq), 1);
+    r = prof_mem_finish(pm);
+    assert_int_equal(r->affine, 0);
+    prof_mem_free(pm);
+}
+
 /* Random 3-D launches with random integer coefficients: the fit recovers
  * them exactly (0 for dimensions of size 1); one disturbed lane anywhere
  * makes the instruction non-affine. */
@@ -1705,7 +1734,8 @@ int main(void)
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
         cmocka_unit_test(test_affine_collinear),  cmocka_unit_test(test_affine_span_matters),
-        cmocka_unit_test(test_affine_fractional), cmocka_unit_test(test_affine_random),
+        cmocka_unit_test(test_affine_fractional), cmocka_unit_test(test_affine_wide_values),
+        cmocka_unit_test(test_affine_random),
         cmocka_unit_test(test_affine_2d),         cmocka_unit_test(test_affine_late_feature),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
