@@ -33,6 +33,12 @@ typedef struct slot {
     int dest_class;         /* register class written, -1 if none */
     const char *dest;       /* register written */
     const char *psym;       /* SLOT_PARAM: the .param variable it stores or loads */
+    /* SLOT_MEM stores, red and atom: the operands before and after the values,
+     * and the values' class; the values are read from the recorded producers
+     * once every slot has its register (cx_memory_values) */
+    const char *val_before, *val_after;
+    int val_class;
+    uint32_t nvals;
     /* instructions inserted before this slot */
     need *ins;
     size_t nins, ins_cap;
@@ -243,5 +249,8 @@ mb_status cx_assemble(ctx *c);
 /* Whether loop l's trip count is a per-thread register computed before the loop. */
 int cx_trip_register(const ctx *c, int l);
 mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s);
+/* A register of class `cls` written by a producer the profile recorded for
+ * slot i of `block` (each used once), or NULL. */
+const char *cx_producer(ctx *c, int block, size_t i, int cls);
 
 #endif

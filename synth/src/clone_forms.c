@@ -114,6 +114,14 @@ static mb_status set(ctx *c, slot *s, const char *op, const char *operands, int 
     return op && operands ? MB_OK : cx_nomem(c);
 }
 
+const char *cx_producer(ctx *c, int block, size_t i, int cls)
+{
+    if (!c->f->blocks[block].dep_start)
+        return NULL;
+    const char *r = recorded_source(c, block, i, cls);
+    return r == pool[cls] ? NULL : r;
+}
+
 mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
 {
     token_parts t;

@@ -1347,6 +1347,7 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     snprintf(op, sizeof op, "%.*s", (int)strcspn(mm->op, "."), mm->op);
     const char *vec = mm->vector > 1 ? cx_fmt(c, ".v%u", mm->vector) : "";
     const char *val;
+    s->nvals = 0;
     if (mm->vector > 1) {
         char buf[256] = "{";
         for (uint32_t v = 0; v < mm->vector && v < 8; v++) {
@@ -1368,24 +1369,67 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     } else if (!strcmp(op, "st")) {
         s->op = cx_fmt(c, "st.%s%s.%s", space_of(mm), vec, ty);
         s->operands = cx_fmt(c, "%s, %s", where, val);
+        s->val_before = cx_fmt(c, "%s, ", where);
+        s->val_after = "";
+        s->nvals = mm->vector > 1 ? mm->vector : 1;
     } else if (!strcmp(op, "atom") || !strcmp(op, "red")) {
         /* the profile does not record the atomic operation: add (exch for bit types) */
         const char *aop = ty[0] == 'b' ? "exch" : "add";
         if (!strcmp(op, "atom")) {
             s->op = cx_fmt(c, "atom.%s.%s.%s", space_of(mm), aop, ty);
             s->operands = cx_fmt(c, "%s, %s, %s", val, where, val);
+            s->val_before = cx_fmt(c, "%s, %s, ", val, where);
             s->dest_class = cls;
             s->dest = val;
         } else {
             s->op = cx_fmt(c, "red.%s.%s.%s", space_of(mm), aop, ty);
             s->operands = cx_fmt(c, "%s, %s", where, val);
+            s->val_before = cx_fmt(c, "%s, ", where);
         }
+        s->val_after = "";
+        s->nvals = mm->vector > 1 ? 0 : 1;
     } else {
         return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
                             "kernel %s: memory instruction '%s' at line %d has no clone form",
                             c->p->kernel, mm->op, mm->line);
     }
-    return s->op && s->operands ? MB_OK : cx_nomem(c);
+    s->val_class = cls;
+    return s->op && s->operands && (!s->nvals || (s->val_before && s->val_after)) ? MB_OK
+                                                                                : cx_nomem(c);
+}
+
+/* The values a store, red or atom writes: the original's producers in the
+ * block (a loaded value stored, say), so that the access waits for them as
+ * the original's did; registers nothing writes where the profile recorded
+ * none. After the fillers, when every slot has its register. */
+static mb_status memory_values(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        for (size_t i = 0; i < b->nslots; i++) {
+            slot *s = &b->slots[i];
+            if (s->role != SLOT_MEM || !s->nvals)
+                continue;
+            char buf[256] = "";
+            const int vec = s->nvals > 1;
+            if (vec)
+                strcat(buf, "{");
+            for (uint32_t v = 0; v < s->nvals && v < 8; v++) {
+                const char *r = cx_producer(c, (int)k, i, s->val_class);
+                if (!r)
+                    r = cx_reg(c, s->val_class);
+                if (!r)
+                    return cx_nomem(c);
+                strncat(buf, r, sizeof buf - strlen(buf) - 3);
+                if (vec)
+                    strcat(buf, v + 1 < s->nvals ? ", " : "}");
+            }
+            s->operands = cx_fmt(c, "%s%s%s", s->val_before, buf, s->val_after);
+            if (!s->operands)
+                return cx_nomem(c);
+        }
+    }
+    return MB_OK;
 }
 
 static const char *setp_type(const ctx *c, int block)
@@ -2210,6 +2254,8 @@ mb_status cx_assemble(ctx *c)
                 (st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i])) != MB_OK)
                 return st;
     }
+    if ((st = memory_values(c)) != MB_OK)
+        return st;
     /* 7. the model's blocks */
     mb_clone_model *m = c->m;
     m->nblocks = c->nb;

@@ -49,6 +49,9 @@ expect_grep "$TMP/c/README.md" "\| seed \| 5 \|" "README: seed"
 expect_grep "$TMP/c/README.md" "\| source kernel \| \`vecadd\` \|" "README: source kernel"
 expect_grep "$TMP/c/clone.cu" "asm volatile\(" "clone.cu: one asm block"
 expect_grep "$TMP/c/launch.json" '"grid": \[' "launch.json: grid"
+# the store writes the sum, as the original's does (the profile's dependence)
+sum=$(sed -n 's/^\tadd\.f32 \(%f[0-9]*\), .*/\1/p' "$TMP/c/clone.ptx")
+expect_grep "$TMP/c/clone.ptx" "^	st\.global\.f32 \[%rd[0-9]+\], ${sum:-none};" "the store writes the sum"
 
 # --- determinism: same seed, same bytes
 expect_exit 0 "synth again" -- "$MINIBENCH" synth "$A" --reduction 2 --seed 5 -o "$TMP/c2"
