@@ -1389,18 +1389,41 @@ static const char *observe_ptx = HEADER
     "\tld.u8 %r5, [%rd4+3];\n"
     "\tret;\n}\n";
 
+/* observe_ptx loaded, with its 64 x 8-byte output buffer. */
+typedef struct observed_kernel {
+    mb_module *m;
+    mb_memory *mem;
+    mb_program *prog;
+    uint64_t out;
+} observed_kernel;
+
+static void observed_load(observed_kernel *ok)
+{
+    mb_error err;
+    memset(ok, 0, sizeof(*ok));
+    assert_int_equal(mb_ptx_parse(observe_ptx, strlen(observe_ptx), "test.ptx", &ok->m, &err), MB_OK);
+    assert_int_equal(mb_memory_new(&ok->mem, &err), MB_OK);
+    assert_int_equal(mb_program_new(ok->m, ok->mem, &ok->prog, &err), MB_OK);
+    assert_int_equal(mb_memory_alloc(ok->mem, 64 * 8, "out", &ok->out, &err), MB_OK);
+}
+
+static void observed_free(observed_kernel *ok)
+{
+    mb_program_free(ok->prog);
+    mb_memory_free(ok->mem);
+    mb_module_free(ok->m);
+}
+
 static void test_observer(void **state)
 {
     (void)state;
     mb_error err;
-    mb_module *m = NULL;
-    mb_memory *mem = NULL;
-    mb_program *prog = NULL;
-    assert_int_equal(mb_ptx_parse(observe_ptx, strlen(observe_ptx), "test.ptx", &m, &err), MB_OK);
-    assert_int_equal(mb_memory_new(&mem, &err), MB_OK);
-    assert_int_equal(mb_program_new(m, mem, &prog, &err), MB_OK);
-    uint64_t out;
-    assert_int_equal(mb_memory_alloc(mem, 64 * 8, "out", &out, &err), MB_OK);
+    observed_kernel ok;
+    observed_load(&ok);
+    mb_module *m = ok.m;
+    mb_memory *mem = ok.mem;
+    mb_program *prog = ok.prog;
+    uint64_t out = ok.out;
     obs_log lg;
     memset(&lg, 0, sizeof(lg));
     mb_observer obs = {&lg, on_insn, NULL};
@@ -1426,9 +1449,7 @@ static void test_observer(void **state)
     assert_int_equal(lg.space[4], MB_SPACE_SHARED);
     assert_int_equal(lg.bytes[4], 1);
     assert_int_equal(lg.a0[4], 3);
-    mb_program_free(prog);
-    mb_memory_free(mem);
-    mb_module_free(m);
+    observed_free(&ok);
 }
 
 typedef struct wanted_log {
@@ -1455,14 +1476,12 @@ static void test_observer_wanted(void **state)
 {
     (void)state;
     mb_error err;
-    mb_module *m = NULL;
-    mb_memory *mem = NULL;
-    mb_program *prog = NULL;
-    assert_int_equal(mb_ptx_parse(observe_ptx, strlen(observe_ptx), "test.ptx", &m, &err), MB_OK);
-    assert_int_equal(mb_memory_new(&mem, &err), MB_OK);
-    assert_int_equal(mb_program_new(m, mem, &prog, &err), MB_OK);
-    uint64_t out;
-    assert_int_equal(mb_memory_alloc(mem, 64 * 8, "out", &out, &err), MB_OK);
+    observed_kernel ok;
+    observed_load(&ok);
+    mb_module *m = ok.m;
+    mb_memory *mem = ok.mem;
+    mb_program *prog = ok.prog;
+    uint64_t out = ok.out;
     const mb_function *k = mb_module_find_function(m, "k");
     assert_true(k->ninsns < 32);
     wanted_log lg;
@@ -1478,9 +1497,7 @@ static void test_observer_wanted(void **state)
     for (uint32_t i = 0; i < k->ninsns; i++)
         assert_int_equal(lg.events[i], lg.want[i] ? 2 : 0);
     assert_int_equal(stats.warp_insts, 2 * k->ninsns); /* the others still ran */
-    mb_program_free(prog);
-    mb_memory_free(mem);
-    mb_module_free(m);
+    observed_free(&ok);
 }
 
 /* ------------------------------------------------ randomized differential */
