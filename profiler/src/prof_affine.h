@@ -51,10 +51,14 @@ enum { AFF_EMPTY = 0, AFF_OK, AFF_REFUSED, AFF_DISABLED };
  *
  * Refit: the pivot columns P of the RREF are the first (lowest-numbered)
  * columns that are linearly independent over the stored samples; the
- * stored-sample matrix restricted to P is square and nonsingular. GSL
- * solves that system (centred on the first sample, Householder QR), the
- * solution is rounded to integers and verified EXACTLY (128-bit) on every
- * stored sample; coefficients of non-pivot columns are 0. A feature that
+ * stored-sample matrix restricted to P is square and nonsingular, so one
+ * model reproduces the stored samples with coefficients 0 on the non-pivot
+ * columns. A new stored sample with pivot column q moves the model along
+ * the span constraint c of column q (zero on the earlier samples): m + ((y -
+ * m.x) / (c.x)) c, in exact integers; not integral means no integer model.
+ * Only where a value leaves 128 bits does GSL solve the system instead
+ * (centred on the first sample, Householder QR), the solution rounded to
+ * integers and verified EXACTLY (128-bit) on every stored sample. A feature that
  * never varies is never a pivot (its column is a multiple of the constant
  * column), so its coefficient is 0. Limitation: when varying features are
  * collinear over everything observed, only the lowest-numbered independent
