@@ -48,26 +48,6 @@ static int fits64(i128 v)
     return v >= (i128)INT64_MIN && v <= (i128)INT64_MAX;
 }
 
-static uint64_t gcd_binary(uint64_t x, uint64_t y)
-{
-    if (x == 0)
-        return y;
-    if (y == 0)
-        return x;
-    const int shift = __builtin_ctzll(x | y);
-    x >>= __builtin_ctzll(x);
-    do {
-        y >>= __builtin_ctzll(y);
-        if (x > y) {
-            const uint64_t t = x;
-            x = y;
-            y = t;
-        }
-        y -= x;
-    } while (y != 0);
-    return x << shift;
-}
-
 /* Divides t[0..n) by the gcd of its entries and stores it as int64;
  * 0 when an entry does not fit. Entries that all fit 64 bits (nearly
  * always) take 64-bit arithmetic: the same gcd and quotients, without
@@ -80,7 +60,7 @@ static int normalise(const i128 *t, uint32_t n, int64_t *out)
         small = fits64(t[k]);
         const int64_t v = (int64_t)t[k];
         if (g64 != 1)
-            g64 = gcd_binary(g64, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+            g64 = mb_gcd_u64(g64, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
     }
     if (small && g64 <= (uint64_t)INT64_MAX) {
         if (g64 <= 1) {
@@ -338,7 +318,7 @@ static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
         if (a->rref[r][j] == 0)
             continue;
         const int64_t den = a->rref[r][a->pivot[r]];
-        const uint64_t g = gcd_binary(abs64(D), abs64(den));
+        const uint64_t g = mb_gcd_u64(abs64(D), abs64(den));
         if (den == INT64_MIN || D == INT64_MIN || __builtin_mul_overflow(D / (int64_t)g, den, &D))
             return -1;
     }
@@ -355,7 +335,7 @@ static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
             return -1;
         col[nz] = a->pivot[r];
         val[nz++] = -v;
-        g = gcd_binary(g, abs64(v));
+        g = mb_gcd_u64(g, abs64(v));
     }
     for (uint32_t k = 0; k < nc; k++)
         c[k] = 0;

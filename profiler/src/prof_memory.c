@@ -744,16 +744,6 @@ static void cc1x(const prof_mem_request *req, const uint64_t *a, uint32_t n, uin
 
 /* ----------------------------------------------------- bank conflicts */
 
-static uint64_t gcd_u64(uint64_t x, uint64_t y)
-{
-    while (y) {
-        uint64_t t = x % y;
-        x = y;
-        y = t;
-    }
-    return x;
-}
-
 /* A fresh stamp for the per-bank scratch (bank_stamp, bank_word): entries
  * stamped with an older generation read as empty. */
 static uint32_t bank_generation(prof_mem *pm)
@@ -833,7 +823,7 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
         if ((ad & (wbytes - 1)) == 0 && (a[0] & (wbytes - 1)) + off < wbytes) {
             /* one word per lane, word stride s: banks repeat every nb / gcd(s, nb) lanes */
             uint64_t s = ad >> bs;
-            uint64_t period = nb / gcd_u64(s & bmask, nb);
+            uint64_t period = nb / mb_gcd_u64(s & bmask, nb);
             *deg = (n + period - 1) / period;
             return 1;
         }

@@ -871,15 +871,10 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
         /* factor out the coefficients' common divisor: a variable with the
          * divisor as its factor enters as the addend, the divisor as one
          * (widening) multiply */
-        int64_t g = 0;
-        for (int d = 0; d < nv; d++) {
-            int64_t x = k[d] < 0 ? -k[d] : k[d];
-            while (x) {
-                int64_t t = g % x;
-                g = x;
-                x = t;
-            }
-        }
+        uint64_t ug = 0;
+        for (int d = 0; d < nv; d++)
+            ug = mb_gcd_u64(ug, k[d] < 0 ? (uint64_t)0 - (uint64_t)k[d] : (uint64_t)k[d]);
+        int64_t g = (int64_t)ug;
         if (g <= 0)
             g = 1;
         const char *acc = NULL;

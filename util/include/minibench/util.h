@@ -187,6 +187,29 @@ static inline uint32_t mb_popcount64(uint64_t v)
     return (uint32_t)((v * UINT64_C(0x0101010101010101)) >> 56);
 }
 
+/* ---------------------------------------------------------------- gcd */
+
+/* Greatest common divisor (binary: shifts instead of divisions); gcd(0, y) = y. */
+static inline uint64_t mb_gcd_u64(uint64_t x, uint64_t y)
+{
+    if (x == 0)
+        return y;
+    if (y == 0)
+        return x;
+    const int shift = __builtin_ctzll(x | y);
+    x >>= __builtin_ctzll(x);
+    do {
+        y >>= __builtin_ctzll(y);
+        if (x > y) {
+            const uint64_t t = x;
+            x = y;
+            y = t;
+        }
+        y -= x;
+    } while (y != 0);
+    return x << shift;
+}
+
 #ifdef __cplusplus
 }
 #endif
