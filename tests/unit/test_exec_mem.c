@@ -1389,11 +1389,12 @@ static const char *observe_ptx = HEADER
     "\tld.u8 %r5, [%rd4+3];\n"
     "\tret;\n}\n";
 
-/* observe_ptx loaded, with its 64 x 8-byte output buffer. */
+/* observe_ptx loaded, with its kernel and 64 x 8-byte output buffer. */
 typedef struct observed_kernel {
     mb_module *m;
     mb_memory *mem;
     mb_program *prog;
+    const mb_function *k;
     uint64_t out;
 } observed_kernel;
 
@@ -1405,6 +1406,21 @@ static void observed_load(observed_kernel *ok)
     assert_int_equal(mb_memory_new(&ok->mem, &err), MB_OK);
     assert_int_equal(mb_program_new(ok->m, ok->mem, &ok->prog, &err), MB_OK);
     assert_int_equal(mb_memory_alloc(ok->mem, 64 * 8, "out", &ok->out, &err), MB_OK);
+    ok->k = mb_module_find_function(ok->m, "k");
+    assert_non_null(ok->k);
+}
+
+/* Launches the kernel on one CTA of 64 threads with `obs` attached. */
+static mb_exec_stats observed_launch(observed_kernel *ok, const mb_observer *obs)
+{
+    mb_error err;
+    mb_launch_config cfg = {ok->k, {1, 1, 1}, {64, 1, 1}, 0, &ok->out, 8};
+    mb_exec_options opt = {0, 0, 0, obs};
+    mb_exec_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    if (mb_launch(ok->prog, ok->mem, &cfg, &opt, &stats, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    return stats;
 }
 
 static void observed_free(observed_kernel *ok)
@@ -1417,21 +1433,13 @@ static void observed_free(observed_kernel *ok)
 static void test_observer(void **state)
 {
     (void)state;
-    mb_error err;
     observed_kernel ok;
     observed_load(&ok);
-    mb_module *m = ok.m;
-    mb_memory *mem = ok.mem;
-    mb_program *prog = ok.prog;
-    uint64_t out = ok.out;
+    const uint64_t out = ok.out;
     obs_log lg;
     memset(&lg, 0, sizeof(lg));
     mb_observer obs = {&lg, on_insn, NULL};
-    mb_launch_config cfg = {mb_module_find_function(m, "k"), {1, 1, 1}, {64, 1, 1}, 0, &out, 8};
-    mb_exec_options opt = {0, 0, 0, &obs};
-    mb_status st = mb_launch(prog, mem, &cfg, &opt, NULL, &err);
-    if (st != MB_OK)
-        fail_msg("%s", err.msg);
+    observed_launch(&ok, &obs);
     /* ld.param, st.global, st.shared, st.local, ld (generic -> shared) */
     assert_int_equal(lg.n, 5);
     assert_int_equal(lg.space[0], MB_SPACE_PARAM);
@@ -1475,25 +1483,15 @@ static const uint8_t *wanted_insns(void *ctx, const mb_function *fn)
 static void test_observer_wanted(void **state)
 {
     (void)state;
-    mb_error err;
     observed_kernel ok;
     observed_load(&ok);
-    mb_module *m = ok.m;
-    mb_memory *mem = ok.mem;
-    mb_program *prog = ok.prog;
-    uint64_t out = ok.out;
-    const mb_function *k = mb_module_find_function(m, "k");
+    const mb_function *k = ok.k;
     assert_true(k->ninsns < 32);
     wanted_log lg;
     memset(&lg, 0, sizeof(lg));
     lg.want[0] = lg.want[4] = lg.want[k->ninsns - 1] = 1; /* ld.param, st.global, ret */
     mb_observer obs = {&lg, count_event, wanted_insns};
-    mb_launch_config cfg = {k, {1, 1, 1}, {64, 1, 1}, 0, &out, 8};
-    mb_exec_options opt = {0, 0, 0, &obs};
-    mb_exec_stats stats;
-    memset(&stats, 0, sizeof(stats));
-    if (mb_launch(prog, mem, &cfg, &opt, &stats, &err) != MB_OK)
-        fail_msg("%s", err.msg);
+    const mb_exec_stats stats = observed_launch(&ok, &obs);
     for (uint32_t i = 0; i < k->ninsns; i++)
         assert_int_equal(lg.events[i], lg.want[i] ? 2 : 0);
     assert_int_equal(stats.warp_insts, 2 * k->ninsns); /* the others still ran */
