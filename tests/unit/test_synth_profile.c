@@ -96,34 +96,30 @@ static void test_parse_errors(void **state)
     expect_parse_error("{\"format\": 1", MB_ERR_PARSE, "");
     expect_parse_error("[]", MB_ERR_INVALID, "must be a JSON object");
     expect_parse_error("{\"format\": \"other\"}", MB_ERR_INVALID, "'format'");
-    char *s = replace(base_json, "\"threads\": 64, \"warp_insts\"", "\"threads\": 65, \"warp_insts\"");
-    expect_parse_error(s, MB_ERR_INVALID, "launch: 'threads' disagrees with grid and block");
-    free(s);
-    s = replace(base_json, "\"ecount\": 128", "\"ecount\": -1");
-    expect_parse_error(s, MB_ERR_INVALID, "functions[0].blocks[1]: 'ecount' must be a non-negative");
-    free(s);
-    s = replace(base_json, "\"from\": 1, \"to\": 2", "\"from\": 1, \"to\": 7");
-    expect_parse_error(s, MB_ERR_INVALID, "functions[0].edges[3]: 'to' is not a block");
-    free(s);
-    s = replace(base_json, "\"trip_counts\": {\"4\": 32}", "\"trip_counts\": {\"x\": 32}");
-    expect_parse_error(s, MB_ERR_INVALID, "functions[0].loops[0]: 'trip_counts': entry \"x\"");
-    free(s);
-    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 1 1\"");
-    expect_parse_error(s, MB_ERR_INVALID,
-                       "functions[0].blocks[0]: 'dependences' has 3 words for 2 chain instructions");
-    free(s);
-    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 2\"");
-    expect_parse_error(s, MB_ERR_INVALID, "'dependences' word 1 ('2') must be '-' or distances 1..1");
-    free(s);
-    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": \"- 1,\"");
-    expect_parse_error(s, MB_ERR_INVALID, "'dependences' word 1 ('1,')");
-    free(s);
-    s = replace(base_json, "\"dependences\": \"- 1\"", "\"dependences\": 7");
-    expect_parse_error(s, MB_ERR_INVALID, "functions[0].blocks[0]: 'dependences' must be a string");
-    free(s);
-    s = replace(base_json, "\"id\": 1,", "\"id\": 5,");
-    expect_parse_error(s, MB_ERR_INVALID, "block ids must be 0, 1, 2");
-    free(s);
+    /* base_json with one text replaced: the error names the place */
+    static const struct {
+        const char *from, *to, *message;
+    } bad[] = {
+        {"\"threads\": 64, \"warp_insts\"", "\"threads\": 65, \"warp_insts\"",
+         "launch: 'threads' disagrees with grid and block"},
+        {"\"ecount\": 128", "\"ecount\": -1", "functions[0].blocks[1]: 'ecount' must be a non-negative"},
+        {"\"from\": 1, \"to\": 2", "\"from\": 1, \"to\": 7", "functions[0].edges[3]: 'to' is not a block"},
+        {"\"trip_counts\": {\"4\": 32}", "\"trip_counts\": {\"x\": 32}",
+         "functions[0].loops[0]: 'trip_counts': entry \"x\""},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1 1\"",
+         "functions[0].blocks[0]: 'dependences' has 3 words for 2 chain instructions"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 2\"",
+         "'dependences' word 1 ('2') must be '-' or distances 1..1"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1,\"", "'dependences' word 1 ('1,')"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": 7",
+         "functions[0].blocks[0]: 'dependences' must be a string"},
+        {"\"id\": 1,", "\"id\": 5,", "block ids must be 0, 1, 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *s = replace(base_json, bad[i].from, bad[i].to);
+        expect_parse_error(s, MB_ERR_INVALID, bad[i].message);
+        free(s);
+    }
 }
 
 /* base_json with `model` after the first branch's condition */
