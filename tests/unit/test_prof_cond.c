@@ -17,55 +17,15 @@
 
 #define HEADER ".version 8.8\n.target sm_75\n.address_size 64\n"
 
+#include "profile_fixture.h"
+
 /* The kernel's JSON profile of the manifest's only launch. */
 static json_t *profile(const char *ptx, const char *manifest_json)
 {
-    mb_module *m = NULL;
-    mb_memory *mem = NULL;
-    mb_program *prog = NULL;
-    mb_manifest *man = NULL;
-    mb_manifest_run *run = NULL;
-    mb_profile *p = NULL;
-    mb_buf text = MB_BUF_INIT;
-    mb_error err;
-    mb_error_clear(&err);
-    mb_status st = mb_ptx_parse(ptx, strlen(ptx), "cond.ptx", &m, &err);
-    if (st == MB_OK)
-        st = mb_memory_new(&mem, &err);
-    if (st == MB_OK)
-        st = mb_program_new(m, mem, &prog, &err);
-    if (st == MB_OK)
-        st = mb_manifest_parse(manifest_json, strlen(manifest_json), "m.json", &man, &err);
-    if (st == MB_OK)
-        st = mb_manifest_bind(man, prog, mem, &run, &err);
-    const mb_launch_config *cfg = st == MB_OK ? mb_manifest_launch(run, 0) : NULL;
-    if (st == MB_OK)
-        st = mb_profile_new(prog, mem, cfg, NULL, &p, &err);
-    mb_exec_stats stats;
-    memset(&stats, 0, sizeof(stats));
-    if (st == MB_OK) {
-        mb_exec_options opt = {1, 0, 0, mb_profile_observer(p)};
-        st = mb_launch(prog, mem, cfg, &opt, &stats, &err);
-    }
-    if (st == MB_OK)
-        st = mb_profile_finish(p, &stats, &err);
-    if (st == MB_OK)
-        st = mb_profile_write_json(p, &text, &err);
-    if (st != MB_OK) {
-        char msg[2048];
-        mb_error_format(&err, msg, sizeof(msg));
-        fail_msg("profiling failed: %s", msg);
-    }
-    json_error_t jerr;
-    json_t *root = json_loads(text.data, 0, &jerr);
-    assert_non_null(root);
-    mb_buf_free(&text);
-    mb_profile_free(p);
-    mb_manifest_run_free(run);
-    mb_manifest_free(man);
-    mb_program_free(prog);
-    mb_memory_free(mem);
-    mb_module_free(m);
+    profiled r;
+    profile_text(&r, ptx, "cond.ptx", manifest_json, 0);
+    json_t *root = json_incref(r.json);
+    profiled_free(&r);
     return root;
 }
 
