@@ -1,8 +1,8 @@
 /*
  * minibench util: the small pieces every part shares.
  *
- * Error records, an arena allocator, a growable byte buffer, a string hash
- * map and atomic file output. Nothing here knows about PTX or GPUs.
+ * Error records, an arena allocator, a growable byte buffer, a streaming
+ * JSON writer, a string hash map and atomic file output. Nothing here knows about PTX or GPUs.
  */
 #ifndef MINIBENCH_UTIL_H
 #define MINIBENCH_UTIL_H
@@ -112,6 +112,47 @@ void mb_buf_puts(mb_buf *buf, const char *s);
 void mb_buf_putc(mb_buf *buf, char c);
 void mb_buf_printf(mb_buf *buf, const char *fmt, ...) MB_PRINTF(2, 3);
 void mb_buf_vprintf(mb_buf *buf, const char *fmt, va_list ap);
+
+/* ----------------------------------------------------------- json writer */
+
+/**
+ * Streams JSON text into a buffer, one value at a time, so a large document
+ * needs no tree in memory. The layout is jansson's for JSON_INDENT(indent)
+ * (members on their own lines, `"key": value`, empty containers as `{}` and
+ * `[]`), so a document reads the same whichever wrote it; indent 0 writes it
+ * compact. Misuse (a member without a key, a close without an open, nesting
+ * deeper than MB_JSON_MAX_DEPTH) and allocation failure set `failed`;
+ * callers check once at the end.
+ */
+#define MB_JSON_MAX_DEPTH 128
+
+typedef struct mb_json_writer {
+    mb_buf *out;
+    unsigned indent;
+    unsigned depth;                           /**< open containers */
+    unsigned char is_object[MB_JSON_MAX_DEPTH];
+    unsigned char has_members[MB_JSON_MAX_DEPTH];
+    int after_key; /**< a key was written and waits for its value */
+    int failed;
+} mb_json_writer;
+
+void mb_json_init(mb_json_writer *w, mb_buf *out, unsigned indent);
+void mb_json_object_begin(mb_json_writer *w);
+void mb_json_object_end(mb_json_writer *w);
+void mb_json_array_begin(mb_json_writer *w);
+void mb_json_array_end(mb_json_writer *w);
+/** The key of the next object member; its value follows. */
+void mb_json_key(mb_json_writer *w, const char *key);
+/** A UTF-8 string; NULL writes null. */
+void mb_json_string(mb_json_writer *w, const char *s);
+void mb_json_int(mb_json_writer *w, int64_t v);
+/** `%.<precision>g` with jansson's touches (always a dot or exponent, no `+`
+ * or leading zeros in it); NaN and infinities, which JSON lacks, write null. */
+void mb_json_real(mb_json_writer *w, double v, int precision);
+void mb_json_bool(mb_json_writer *w, int v);
+void mb_json_null(mb_json_writer *w);
+/** True when everything was written: every container closed, nothing failed. */
+int mb_json_ok(const mb_json_writer *w);
 
 /* --------------------------------------------------------------- strmap */
 
