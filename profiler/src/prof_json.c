@@ -2,53 +2,76 @@
 #include "prof_internal.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *jint(uint64_t v)
+/* Shorthands for object members. Counts are written as signed 64-bit
+ * integers, the widest the profile reader (jansson) accepts. */
+static void member_int(mb_json_writer *w, const char *key, uint64_t v)
 {
-    return json_integer((json_int_t)v);
+    mb_json_key(w, key);
+    mb_json_int(w, (int64_t)v);
 }
 
-static json_t *dim3_json(mb_dim3 d)
+static void member_string(mb_json_writer *w, const char *key, const char *s)
 {
-    json_t *a = json_array();
-    json_array_append_new(a, jint(d.x));
-    json_array_append_new(a, jint(d.y));
-    json_array_append_new(a, jint(d.z));
-    return a;
+    mb_json_key(w, key);
+    mb_json_string(w, s);
+}
+
+static void member_bool(mb_json_writer *w, const char *key, int v)
+{
+    mb_json_key(w, key);
+    mb_json_bool(w, v);
+}
+
+static void member_real(mb_json_writer *w, const char *key, double v)
+{
+    mb_json_key(w, key);
+    mb_json_real(w, v, 10);
+}
+
+static void dim3_json(mb_json_writer *w, const char *key, mb_dim3 d)
+{
+    mb_json_key(w, key);
+    mb_json_array_begin(w);
+    mb_json_int(w, d.x);
+    mb_json_int(w, d.y);
+    mb_json_int(w, d.z);
+    mb_json_array_end(w);
 }
 
 /* {"value": count, ...} with values as keys, sorted. */
 /* `h` must be sorted: mb_profile_finish() sorts every histogram. */
-static json_t *hist_json(const prof_hist *h, int64_t bias)
+static void hist_json(mb_json_writer *w, const char *member, const prof_hist *h, int64_t bias)
 {
-    json_t *o = json_object();
+    mb_json_key(w, member);
+    mb_json_object_begin(w);
     for (uint32_t i = 0; i < h->n; i++) {
         char key[32];
         if (h->value[i] == UINT64_MAX) /* a capped histogram's bucket for everything else */
             snprintf(key, sizeof(key), "other");
         else
             snprintf(key, sizeof(key), "%" PRId64, (int64_t)(h->value[i] - (uint64_t)bias));
-        json_object_set_new(o, key, jint(h->count[i]));
+        member_int(w, key, h->count[i]);
     }
-    return o;
+    mb_json_object_end(w);
 }
 
-static json_t *sources_json(uint8_t src)
+static void sources_json(mb_json_writer *w, const char *member, uint8_t src)
 {
     static const struct {
         uint8_t bit;
         const char *name;
     } names[] = {{SRC_CONST, "constant"}, {SRC_TID, "thread id"}, {SRC_CTAID, "cta id"},
                  {SRC_PARAM, "parameter"}, {SRC_DATA, "data"},    {SRC_LOOP, "loop counter"}};
-    json_t *a = json_array();
+    mb_json_key(w, member);
+    mb_json_array_begin(w);
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (src & names[i].bit)
-            json_array_append_new(a, json_string(names[i].name));
-    return a;
+            mb_json_string(w, names[i].name);
+    mb_json_array_end(w);
 }
 
 /* The three categories of the issue: data-dependent, a function of
@@ -102,52 +125,98 @@ static const char *mix_class(const mb_insn *insn)
     }
 }
 
-static void opcode_key(const mb_insn *insn, char *buf, size_t size)
+/* Appends `s` at buf[n] within `size` (one byte kept for the NUL); returns the new length. */
+static size_t append_text(char *buf, size_t n, size_t size, const char *s)
 {
-    size_t n = (size_t)snprintf(buf, size, "%s", mb_opcode_get((mb_opcode)insn->opcode)->name);
-    for (unsigned k = 0; k < insn->nsuffix && n < size; k++)
-        if (insn->suffix[k] & MB_SUFFIX_TYPE)
-            n += (size_t)snprintf(buf + n, size - n, ".%s",
-                                  mb_type_name((mb_ptx_type)(insn->suffix[k] & ~MB_SUFFIX_TYPE)));
+    while (*s && n + 1 < size)
+        buf[n++] = *s++;
+    buf[n] = '\0';
+    return n;
 }
 
-static void mix_add(json_t *obj, const char *key, uint64_t v)
+/* "opcode.type..." with the instruction's type suffixes. Written without
+ * printf: the instruction mix asks for it once per instruction and block. */
+static void opcode_key(const mb_insn *insn, char *buf, size_t size)
 {
-    json_t *old = json_object_get(obj, key);
-    json_object_set_new(obj, key, jint((old ? (uint64_t)json_integer_value(old) : 0) + v));
+    size_t n = append_text(buf, 0, size, mb_opcode_get((mb_opcode)insn->opcode)->name);
+    for (unsigned k = 0; k < insn->nsuffix; k++)
+        if (insn->suffix[k] & MB_SUFFIX_TYPE) {
+            n = append_text(buf, n, size, ".");
+            n = append_text(buf, n, size, mb_type_name((mb_ptx_type)(insn->suffix[k] & ~MB_SUFFIX_TYPE)));
+        }
+}
+
+/* Counts kept in the order their keys first appear, the order the profile
+ * lists them in. */
+typedef struct mix_counts {
+    struct mix_entry {
+        char key[96];
+        uint64_t n;
+    } *entry;
+    size_t n, cap;
+} mix_counts;
+
+static int mix_add(mix_counts *m, const char *key, uint64_t v)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->entry[i].key, key)) {
+            m->entry[i].n += v;
+            return 1;
+        }
+    if (MB_GROW(m->entry, m->cap, m->n + 1) != MB_OK)
+        return 0;
+    snprintf(m->entry[m->n].key, sizeof(m->entry[m->n].key), "%s", key);
+    m->entry[m->n++].n = v;
+    return 1;
+}
+
+static void mix_counts_json(mb_json_writer *w, const char *member, const mix_counts *m)
+{
+    mb_json_key(w, member);
+    mb_json_object_begin(w);
+    for (size_t i = 0; i < m->n; i++)
+        member_int(w, m->entry[i].key, m->entry[i].n);
+    mb_json_object_end(w);
 }
 
 /* Thread-level instruction counts by class and by opcode.type over [first, end). */
-static json_t *mix_json(const func_prof *f, uint32_t first, uint32_t end)
+static void mix_json(mb_json_writer *w, const func_prof *f, uint32_t first, uint32_t end)
 {
-    json_t *mix = json_object(), *classes = json_object(), *ops = json_object();
-    for (uint32_t i = first; i < end; i++) {
+    mix_counts classes = {0}, ops = {0};
+    int ok = 1;
+    for (uint32_t i = first; i < end && ok; i++) {
         const mb_insn *insn = &f->fn->insns[i];
         uint64_t n = f->insn_threads[i];
         if (!n)
             continue;
         char key[96];
         opcode_key(insn, key, sizeof(key));
-        mix_add(classes, mix_class(insn), n);
-        mix_add(ops, key, n);
+        ok = mix_add(&classes, mix_class(insn), n) && mix_add(&ops, key, n);
     }
-    json_object_set_new(mix, "classes", classes);
-    json_object_set_new(mix, "opcodes", ops);
-    return mix;
+    if (!ok)
+        w->failed = 1;
+    mb_json_key(w, "instruction_mix");
+    mb_json_object_begin(w);
+    mix_counts_json(w, "classes", &classes);
+    mix_counts_json(w, "opcodes", &ops);
+    mb_json_object_end(w);
+    free(classes.entry);
+    free(ops.entry);
 }
 
-static json_t *base_json(const mb_module *m, const func_prof *f, uint32_t insn)
+static void base_json(mb_json_writer *w, const mb_module *m, const func_prof *f, uint32_t insn)
 {
-    json_t *b = json_object();
     prof_base_kind kind = f->st->base_kind[insn];
     uint32_t index = f->st->base_index[insn];
     static const char *const kinds[] = {"unknown", "parameter", "global", "shared", "local", "multiple"};
-    json_object_set_new(b, "kind", json_string(kinds[kind <= BASE_MULTIPLE ? kind : 0]));
+    mb_json_key(w, "base");
+    mb_json_object_begin(w);
+    member_string(w, "kind", kinds[kind <= BASE_MULTIPLE ? kind : 0]);
     if (kind == BASE_PARAM && index < f->fn->nparams) {
-        json_object_set_new(b, "index", jint(index));
-        json_object_set_new(b, "name", json_string(f->fn->params[index].name));
+        member_int(w, "index", index);
+        member_string(w, "name", f->fn->params[index].name);
     } else if (kind == BASE_GLOBAL_VAR && index < m->nvars) {
-        json_object_set_new(b, "name", json_string(m->vars[index].name));
+        member_string(w, "name", m->vars[index].name);
     } else if (kind == BASE_SHARED_VAR) {
         const mb_var *v = (index & 0x80000000u) ? (index & 0x7FFFFFFFu) < f->fn->nvars
                                                        ? &f->fn->vars[index & 0x7FFFFFFFu]
@@ -155,22 +224,26 @@ static json_t *base_json(const mb_module *m, const func_prof *f, uint32_t insn)
                           : index < m->nvars ? &m->vars[index]
                                              : NULL;
         if (v)
-            json_object_set_new(b, "name", json_string(v->name));
+            member_string(w, "name", v->name);
     }
-    return b;
+    mb_json_object_end(w);
 }
 
 static const char *const feature_names[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
 
 /* An affine model over the features of instruction `ii` (prof.h): coef[0]
  * the constant, then one coefficient per feature; zero terms left out. */
-static json_t *affine_json(int exact, const int64_t *coef, uint32_t ncoef, const insn_info *ii)
+static void affine_json(mb_json_writer *w, const char *member, int exact, const int64_t *coef, uint32_t ncoef,
+                        const insn_info *ii)
 {
-    json_t *aff = json_object();
-    json_object_set_new(aff, "exact", json_boolean(exact));
+    mb_json_key(w, member);
+    mb_json_object_begin(w);
+    member_bool(w, "exact", exact);
     if (exact) {
-        json_object_set_new(aff, "constant", json_integer((json_int_t)coef[0]));
-        json_t *terms = json_object();
+        mb_json_key(w, "constant");
+        mb_json_int(w, coef[0]);
+        mb_json_key(w, "terms");
+        mb_json_object_begin(w);
         for (uint32_t k = 1; k < ncoef; k++) {
             if (coef[k] == 0)
                 continue;
@@ -179,163 +252,192 @@ static json_t *affine_json(int exact, const int64_t *coef, uint32_t ncoef, const
                 snprintf(name, sizeof(name), "%s", feature_names[k - 1]);
             else
                 snprintf(name, sizeof(name), "iter.loop%d", ii->loops[k - 7]);
-            json_object_set_new(terms, name, json_integer((json_int_t)coef[k]));
+            mb_json_key(w, name);
+            mb_json_int(w, coef[k]);
         }
-        json_object_set_new(aff, "terms", terms);
+        mb_json_object_end(w);
     }
-    return aff;
+    mb_json_object_end(w);
 }
 
-/* Node k of a condition model; *exact is cleared when a comparison or an
- * operand has no exact model. */
-static json_t *cond_node_json(const func_prof *f, const prof_cond_model *m, uint32_t k, int *exact)
+/* Node k of a condition model. */
+static void cond_node_json(mb_json_writer *w, const func_prof *f, const prof_cond_model *m, uint32_t k)
 {
     static const char *const ops[] = {"cmp", "and", "or", "xor", "not"};
     const prof_cond_node *n = &m->node[k];
-    json_t *o = json_object();
-    json_object_set_new(o, "op", json_string(ops[n->op]));
+    mb_json_object_begin(w);
+    member_string(w, "op", ops[n->op]);
     if (n->op != PROF_COND_CMP) {
-        json_t *args = json_array();
-        json_array_append_new(args, cond_node_json(f, m, n->arg[0], exact));
+        mb_json_key(w, "args");
+        mb_json_array_begin(w);
+        cond_node_json(w, f, m, n->arg[0]);
         if (n->op != PROF_COND_NOT)
-            json_array_append_new(args, cond_node_json(f, m, n->arg[1], exact));
-        json_object_set_new(o, "args", args);
-        return o;
+            cond_node_json(w, f, m, n->arg[1]);
+        mb_json_array_end(w);
+        mb_json_object_end(w);
+        return;
     }
     const mb_insn *setp = &f->fn->insns[n->insn];
-    json_object_set_new(o, "insn", jint(n->insn));
-    json_object_set_new(o, "line", jint((uint64_t)setp->line));
-    json_object_set_new(o, "cmp", json_string(prof_cond_cmp_name(setp)));
-    json_object_set_new(o, "type", json_string(mb_type_name(mb_insn_type(setp, 0))));
+    member_int(w, "insn", n->insn);
+    member_int(w, "line", (uint64_t)setp->line);
+    member_string(w, "cmp", prof_cond_cmp_name(setp));
+    member_string(w, "type", mb_type_name(mb_insn_type(setp, 0)));
     for (unsigned op = 0; op < 2; op++) {
         int64_t coef[PM_MAXCOL];
         uint32_t ncoef = 0;
         const int ok = prof_cond_operand(f->cmps[n->insn], f->fn, setp, op, coef, &ncoef);
-        *exact &= ok;
-        json_object_set_new(o, op ? "b" : "a", affine_json(ok, coef, ncoef, &f->info[n->insn]));
+        affine_json(w, op ? "b" : "a", ok, coef, ncoef, &f->info[n->insn]);
     }
-    return o;
+    mb_json_object_end(w);
+}
+
+/* Whether every comparison under node k has exact models of both operands;
+ * the model's "exact" precedes the expression it summarises. */
+static int cond_node_exact(const func_prof *f, const prof_cond_model *m, uint32_t k)
+{
+    const prof_cond_node *n = &m->node[k];
+    if (n->op != PROF_COND_CMP)
+        return cond_node_exact(f, m, n->arg[0]) && (n->op == PROF_COND_NOT || cond_node_exact(f, m, n->arg[1]));
+    for (unsigned op = 0; op < 2; op++) {
+        int64_t coef[PM_MAXCOL];
+        uint32_t ncoef = 0;
+        if (!prof_cond_operand(f->cmps[n->insn], f->fn, &f->fn->insns[n->insn], op, coef, &ncoef))
+            return 0;
+    }
+    return 1;
 }
 
 /* A branch's condition_model (docs/formats.md). */
-static json_t *cond_json(const func_prof *f, const prof_cond_model *m)
+static void cond_json(mb_json_writer *w, const func_prof *f, const prof_cond_model *m)
 {
-    int exact = 1;
-    json_t *expr = cond_node_json(f, m, m->nnodes - 1u, &exact);
-    json_t *o = json_object();
-    json_object_set_new(o, "exact", json_boolean(exact));
-    json_object_set_new(o, "negate", json_boolean(m->negate));
-    json_object_set_new(o, "expr", expr);
-    return o;
+    mb_json_key(w, "condition_model");
+    mb_json_object_begin(w);
+    member_bool(w, "exact", cond_node_exact(f, m, m->nnodes - 1u));
+    member_bool(w, "negate", m->negate);
+    mb_json_key(w, "expr");
+    cond_node_json(w, f, m, m->nnodes - 1u);
+    mb_json_object_end(w);
 }
 
-static json_t *memory_json(const mb_module *m, const func_prof *f, uint32_t insn)
+static void memory_json(mb_json_writer *w, const mb_module *m, const func_prof *f, uint32_t insn)
 {
     const mb_insn *in = &f->fn->insns[insn];
     const prof_mem_result *r = prof_mem_finish(f->mems[insn]);
-    json_t *o = json_object();
     char key[96];
     mb_buf text = MB_BUF_INIT;
     mb_ptx_print_insn(m, f->fn, in, &text);
-    json_object_set_new(o, "insn", jint(insn));
-    json_object_set_new(o, "line", jint((uint64_t)in->line));
-    json_object_set_new(o, "ptx", json_string(text.data ? text.data : ""));
+    mb_json_object_begin(w);
+    member_int(w, "insn", insn);
+    member_int(w, "line", (uint64_t)in->line);
+    member_string(w, "ptx", text.data ? text.data : "");
     mb_buf_free(&text);
     opcode_key(in, key, sizeof(key));
-    json_object_set_new(o, "op", json_string(key));
+    member_string(w, "op", key);
     const char *space = mb_space_name(r->space);
-    json_object_set_new(o, "space", json_string(space[0] ? space + 1 : "mixed"));
+    member_string(w, "space", space[0] ? space + 1 : "mixed");
     unsigned vec = mb_insn_has_mod(in, MB_MOD_V4) ? 4 : mb_insn_has_mod(in, MB_MOD_V2) ? 2 : 1;
-    json_object_set_new(o, "width", jint(mb_type_size(mb_insn_type(in, 0))));
-    json_object_set_new(o, "vector", jint(vec));
-    json_object_set_new(o, "requests", jint(r->requests));
-    json_object_set_new(o, "thread_accesses", jint(r->thread_accesses));
-    json_object_set_new(o, "sectors_per_request", hist_json(&r->sectors, 0));
-    json_object_set_new(o, "lines_per_request", hist_json(&r->lines, 0));
-    json_object_set_new(o, "cc10_transactions_per_request", hist_json(&r->cc10_transactions, 0));
-    json_object_set_new(o, "cc12_transactions_per_request", hist_json(&r->cc12_transactions, 0));
+    member_int(w, "width", mb_type_size(mb_insn_type(in, 0)));
+    member_int(w, "vector", vec);
+    member_int(w, "requests", r->requests);
+    member_int(w, "thread_accesses", r->thread_accesses);
+    hist_json(w, "sectors_per_request", &r->sectors, 0);
+    hist_json(w, "lines_per_request", &r->lines, 0);
+    hist_json(w, "cc10_transactions_per_request", &r->cc10_transactions, 0);
+    hist_json(w, "cc12_transactions_per_request", &r->cc12_transactions, 0);
     if (r->bank_degree.n)
-        json_object_set_new(o, "bank_conflict_degree", hist_json(&r->bank_degree, 0));
-    json_object_set_new(o, "base", base_json(m, f, insn));
-    json_object_set_new(o, "address_sources", sources_json(f->st->source[insn]));
-    json_object_set_new(o, "affine", affine_json(r->affine, r->coef, r->ncoef, &f->info[insn]));
-    json_object_set_new(o, "lane_stride", hist_json(&r->lane_stride, (int64_t)1 << 62));
-    json_object_set_new(o, "footprint_lines", jint(r->footprint_lines));
+        hist_json(w, "bank_conflict_degree", &r->bank_degree, 0);
+    base_json(w, m, f, insn);
+    sources_json(w, "address_sources", f->st->source[insn]);
+    affine_json(w, "affine", r->affine, r->coef, r->ncoef, &f->info[insn]);
+    hist_json(w, "lane_stride", &r->lane_stride, (int64_t)1 << 62);
+    member_int(w, "footprint_lines", r->footprint_lines);
     if (r->footprint_capped)
-        json_object_set_new(o, "footprint_capped", json_true());
-    json_object_set_new(o, "reuse_distance_log2", hist_json(&r->reuse_log2, 0));
-    return o;
+        member_bool(w, "footprint_capped", 1);
+    hist_json(w, "reuse_distance_log2", &r->reuse_log2, 0);
+    mb_json_object_end(w);
 }
 
-static json_t *function_json(const mb_profile *p, const func_prof *f)
+static void blocks_json(mb_json_writer *w, const func_prof *f)
 {
-    const mb_module *m = p->module;
     const mb_function *fn = f->fn;
     const mb_cfg *cfg = f->cfg;
-    json_t *o = json_object();
     char name[64];
-    json_object_set_new(o, "name", json_string(fn->name));
-    json_object_set_new(o, "kind", json_string(fn->is_entry ? "kernel" : "function"));
-    json_object_set_new(o, "calls", jint(f->calls));
-    json_object_set_new(o, "instruction_mix", mix_json(f, 0, fn->ninsns));
-    json_t *blocks = json_array();
+    mb_json_key(w, "blocks");
+    mb_json_array_begin(w);
     for (int b = 0; b < cfg->nblocks; b++) {
         const mb_block *blk = &cfg->blocks[b];
         const mb_block_profile *bp = &f->blocks[b];
-        json_t *jb = json_object();
-        json_object_set_new(jb, "id", jint((uint64_t)b));
-        json_object_set_new(jb, "name", json_string(block_name(f, b, name, sizeof(name))));
+        mb_json_object_begin(w);
+        member_int(w, "id", (uint64_t)b);
+        member_string(w, "name", block_name(f, b, name, sizeof(name)));
         if (blk->ninsns) {
-            json_object_set_new(jb, "first_line", jint((uint64_t)fn->insns[blk->first].line));
-            json_object_set_new(jb, "last_line", jint((uint64_t)fn->insns[blk->first + blk->ninsns - 1].line));
+            member_int(w, "first_line", (uint64_t)fn->insns[blk->first].line);
+            member_int(w, "last_line", (uint64_t)fn->insns[blk->first + blk->ninsns - 1].line);
         }
-        json_object_set_new(jb, "ecount", jint(bp->ecount));
-        json_object_set_new(jb, "lcount", jint(bp->lcount));
-        json_object_set_new(jb, "scount", jint(bp->scount));
-        json_object_set_new(jb, "threads", jint(bp->threads));
-        json_object_set_new(jb, "warp_execs", jint(bp->warp_execs));
-        json_object_set_new(jb, "entries", jint(bp->entries));
-        json_object_set_new(jb, "exits", jint(bp->exits));
+        member_int(w, "ecount", bp->ecount);
+        member_int(w, "lcount", bp->lcount);
+        member_int(w, "scount", bp->scount);
+        member_int(w, "threads", bp->threads);
+        member_int(w, "warp_execs", bp->warp_execs);
+        member_int(w, "entries", bp->entries);
+        member_int(w, "exits", bp->exits);
         int loop = cfg->loops.innermost[b];
-        json_object_set_new(jb, "loop", loop >= 0 ? jint((uint64_t)loop) : json_null());
+        mb_json_key(w, "loop");
+        if (loop >= 0)
+            mb_json_int(w, loop);
+        else
+            mb_json_null(w);
         mb_buf chain = MB_BUF_INIT;
         mb_profile_block_chain(fn, cfg, b, &chain);
-        json_object_set_new(jb, "chain", json_string(chain.data ? chain.data : ""));
+        member_string(w, "chain", chain.data ? chain.data : "");
         mb_buf_free(&chain);
-        json_object_set_new(jb, "instruction_mix", mix_json(f, blk->first, blk->first + blk->ninsns));
-        json_object_set_new(jb, "dependence_distance", hist_json(&f->st->dep_dist[b], 0));
+        mix_json(w, f, blk->first, blk->first + blk->ninsns);
+        hist_json(w, "dependence_distance", &f->st->dep_dist[b], 0);
         const mb_buf *deps = &f->st->dep_chain[b];
-        json_object_set_new(jb, "dependences", json_string(deps->data ? deps->data : ""));
-        json_array_append_new(blocks, jb);
+        member_string(w, "dependences", deps->data ? deps->data : "");
+        mb_json_object_end(w);
     }
-    json_object_set_new(o, "blocks", blocks);
-    json_t *edges = json_array();
+    mb_json_array_end(w);
+}
+
+static void edges_json(mb_json_writer *w, const func_prof *f)
+{
+    mb_json_key(w, "edges");
+    mb_json_array_begin(w);
     for (uint32_t e = 0; e < f->nedges; e++) {
         const mb_edge_profile *ep = &f->edges[e];
-        json_t *je = json_object();
-        json_object_set_new(je, "from", jint((uint64_t)ep->from));
-        json_object_set_new(je, "to", jint((uint64_t)ep->to));
-        json_object_set_new(je, "count", jint(ep->count));
-        json_object_set_new(je, "threads", jint(ep->threads));
-        json_object_set_new(je, "back", json_boolean(ep->back));
-        json_array_append_new(edges, je);
+        mb_json_object_begin(w);
+        member_int(w, "from", (uint64_t)ep->from);
+        member_int(w, "to", (uint64_t)ep->to);
+        member_int(w, "count", ep->count);
+        member_int(w, "threads", ep->threads);
+        member_bool(w, "back", ep->back);
+        mb_json_object_end(w);
     }
-    json_object_set_new(o, "edges", edges);
-    json_t *loops = json_array();
+    mb_json_array_end(w);
+}
+
+static void loops_json(mb_json_writer *w, const func_prof *f)
+{
+    const mb_cfg *cfg = f->cfg;
+    char name[64];
+    mb_json_key(w, "loops");
+    mb_json_array_begin(w);
     for (int l = 0; l < cfg->loops.nloops; l++) {
         const mb_loop *loop = &cfg->loops.loops[l];
         const loop_stats *ls = &f->loops[l];
-        json_t *jl = json_object();
-        json_object_set_new(jl, "index", jint((uint64_t)l));
-        json_object_set_new(jl, "kind", json_string(mb_loop_kind_name(loop->kind)));
-        json_object_set_new(jl, "header", jint((uint64_t)loop->header));
-        json_object_set_new(jl, "target_point", json_string(block_name(f, loop->header, name, sizeof(name))));
-        json_t *jp = json_array();
-        uint8_t src = 0;
-        for (int k = 0; k < loop->nlatches; k++) {
-            json_array_append_new(jp, json_string(block_name(f, loop->latches[k], name, sizeof(name))));
-        }
+        mb_json_object_begin(w);
+        member_int(w, "index", (uint64_t)l);
+        member_string(w, "kind", mb_loop_kind_name(loop->kind));
+        member_int(w, "header", (uint64_t)loop->header);
+        member_string(w, "target_point", block_name(f, loop->header, name, sizeof(name)));
+        mb_json_key(w, "jump_points");
+        mb_json_array_begin(w);
+        for (int k = 0; k < loop->nlatches; k++)
+            mb_json_string(w, block_name(f, loop->latches[k], name, sizeof(name)));
+        mb_json_array_end(w);
         /* what decides the trip count: the conditions of the branches that leave the loop */
+        uint8_t src = 0;
         for (int k = 0; k < loop->nexits; k++) {
             const mb_block *from = &cfg->blocks[loop->exits[k].from];
             if (from->ninsns) {
@@ -344,71 +446,95 @@ static json_t *function_json(const mb_profile *p, const func_prof *f)
                     src |= f->st->source[last];
             }
         }
-        json_object_set_new(jl, "jump_points", jp);
-        json_object_set_new(jl, "depth", jint((uint64_t)loop->depth));
-        json_object_set_new(jl, "parent", loop->parent >= 0 ? jint((uint64_t)loop->parent) : json_null());
-        json_t *jblocks = json_array();
+        member_int(w, "depth", (uint64_t)loop->depth);
+        mb_json_key(w, "parent");
+        if (loop->parent >= 0)
+            mb_json_int(w, loop->parent);
+        else
+            mb_json_null(w);
+        mb_json_key(w, "blocks");
+        mb_json_array_begin(w);
         for (int k = 0; k < loop->nblocks; k++)
-            json_array_append_new(jblocks, jint((uint64_t)loop->blocks[k]));
-        json_object_set_new(jl, "blocks", jblocks);
-        json_object_set_new(jl, "activations", jint(ls->activations));
+            mb_json_int(w, loop->blocks[k]);
+        mb_json_array_end(w);
+        member_int(w, "activations", ls->activations);
         uint64_t sum = 0;
         for (uint32_t i = 0; i < ls->trips.n; i++)
             sum += ls->trips.value[i] * ls->trips.count[i];
-        json_object_set_new(jl, "mean_trip_count",
-                            json_real(ls->activations ? (double)sum / (double)ls->activations : 0.0));
-        json_object_set_new(jl, "trip_counts", hist_json(&ls->trips, 0));
-        json_object_set_new(jl, "warp_activations", jint(ls->warp_activations));
-        json_object_set_new(jl, "warp_activations_with_differing_trips", jint(ls->warp_activations_mixed));
-        json_object_set_new(jl, "trip_count_depends_on", sources_json(src & ~SRC_LOOP));
-        json_array_append_new(loops, jl);
+        member_real(w, "mean_trip_count", ls->activations ? (double)sum / (double)ls->activations : 0.0);
+        hist_json(w, "trip_counts", &ls->trips, 0);
+        member_int(w, "warp_activations", ls->warp_activations);
+        member_int(w, "warp_activations_with_differing_trips", ls->warp_activations_mixed);
+        sources_json(w, "trip_count_depends_on", src & ~SRC_LOOP);
+        mb_json_object_end(w);
     }
-    json_object_set_new(o, "loops", loops);
-    json_t *branches = json_array(), *memory = json_array();
-    for (uint32_t i = 0; i < fn->ninsns; i++) {
-        const insn_info *ii = &f->info[i];
-        if (ii->cond_branch && f->br[i].warp_execs) {
-            const branch_stats *bs = &f->br[i];
-            json_t *jb = json_object();
-            json_object_set_new(jb, "insn", jint(i));
-            json_object_set_new(jb, "line", jint((uint64_t)fn->insns[i].line));
-            json_object_set_new(jb, "block", jint((uint64_t)ii->block));
-            json_object_set_new(jb, "warp_execs", jint(bs->warp_execs));
-            json_object_set_new(jb, "taken_threads", jint(bs->taken));
-            json_object_set_new(jb, "not_taken_threads", jint(bs->not_taken));
-            json_object_set_new(jb, "diverged_warp_execs", jint(bs->diverged));
-            json_object_set_new(jb, "divergence_fraction",
-                                json_real((double)bs->diverged / (double)bs->warp_execs));
-            json_object_set_new(jb, "condition", json_string(condition_kind(f->st->source[i])));
-            json_object_set_new(jb, "condition_sources", sources_json(f->st->source[i]));
-            if (f->cond_of[i] >= 0)
-                json_object_set_new(jb, "condition_model", cond_json(f, &f->conds[f->cond_of[i]]));
-            json_array_append_new(branches, jb);
-        }
-        if (f->mems[i])
-            json_array_append_new(memory, memory_json(m, f, i));
-    }
-    json_object_set_new(o, "branches", branches);
-    json_object_set_new(o, "memory", memory);
-    return o;
+    mb_json_array_end(w);
 }
 
-static json_t *params_json(const mb_profile *p)
+static void branch_json(mb_json_writer *w, const func_prof *f, uint32_t i)
+{
+    const insn_info *ii = &f->info[i];
+    const branch_stats *bs = &f->br[i];
+    mb_json_object_begin(w);
+    member_int(w, "insn", i);
+    member_int(w, "line", (uint64_t)f->fn->insns[i].line);
+    member_int(w, "block", (uint64_t)ii->block);
+    member_int(w, "warp_execs", bs->warp_execs);
+    member_int(w, "taken_threads", bs->taken);
+    member_int(w, "not_taken_threads", bs->not_taken);
+    member_int(w, "diverged_warp_execs", bs->diverged);
+    member_real(w, "divergence_fraction", (double)bs->diverged / (double)bs->warp_execs);
+    member_string(w, "condition", condition_kind(f->st->source[i]));
+    sources_json(w, "condition_sources", f->st->source[i]);
+    if (f->cond_of[i] >= 0)
+        cond_json(w, f, &f->conds[f->cond_of[i]]);
+    mb_json_object_end(w);
+}
+
+static void function_json(mb_json_writer *w, const mb_profile *p, const func_prof *f)
+{
+    const mb_function *fn = f->fn;
+    mb_json_object_begin(w);
+    member_string(w, "name", fn->name);
+    member_string(w, "kind", fn->is_entry ? "kernel" : "function");
+    member_int(w, "calls", f->calls);
+    mix_json(w, f, 0, fn->ninsns);
+    blocks_json(w, f);
+    edges_json(w, f);
+    loops_json(w, f);
+    mb_json_key(w, "branches");
+    mb_json_array_begin(w);
+    for (uint32_t i = 0; i < fn->ninsns; i++)
+        if (f->info[i].cond_branch && f->br[i].warp_execs)
+            branch_json(w, f, i);
+    mb_json_array_end(w);
+    mb_json_key(w, "memory");
+    mb_json_array_begin(w);
+    for (uint32_t i = 0; i < fn->ninsns; i++)
+        if (f->mems[i])
+            memory_json(w, p->module, f, i);
+    mb_json_array_end(w);
+    mb_json_object_end(w);
+}
+
+static void params_json(mb_json_writer *w, const mb_profile *p)
 {
     const mb_function *k = p->cfg->kernel;
-    json_t *a = json_array();
+    mb_json_key(w, "parameters");
+    mb_json_array_begin(w);
     mb_param_slot *slots = calloc((size_t)k->nparams + 1, sizeof(mb_param_slot));
     uint32_t total = 0;
     if (!slots || mb_kernel_param_layout(k, slots, &total, NULL) != MB_OK) {
         free(slots);
-        return a;
+        mb_json_array_end(w);
+        return;
     }
     for (uint32_t i = 0; i < k->nparams; i++) {
         const mb_param *prm = &k->params[i];
-        json_t *jp = json_object();
-        json_object_set_new(jp, "name", json_string(prm->name));
-        json_object_set_new(jp, "type", json_string(mb_type_name(prm->type)));
-        json_object_set_new(jp, "bytes", jint(slots[i].size));
+        mb_json_object_begin(w);
+        member_string(w, "name", prm->name);
+        member_string(w, "type", mb_type_name(prm->type));
+        member_int(w, "bytes", slots[i].size);
         if (slots[i].size == 8 && !prm->ndims && slots[i].offset + 8 <= p->cfg->param_bytes) {
             uint64_t v;
             memcpy(&v, (const uint8_t *)p->cfg->params + slots[i].offset, 8);
@@ -416,23 +542,41 @@ static json_t *params_json(const mb_profile *p)
             const char *name;
             uint64_t base = mb_memory_allocation(p->mem, v, &size, &name);
             if (base) {
-                json_t *ptr = json_object();
-                json_object_set_new(ptr, "buffer", json_string(name));
-                json_object_set_new(ptr, "buffer_bytes", jint(size));
-                json_object_set_new(ptr, "offset", jint(v - base));
-                json_object_set_new(jp, "pointer", ptr);
+                mb_json_key(w, "pointer");
+                mb_json_object_begin(w);
+                member_string(w, "buffer", name);
+                member_int(w, "buffer_bytes", size);
+                member_int(w, "offset", v - base);
+                mb_json_object_end(w);
             } else {
-                json_object_set_new(jp, "value", json_integer((json_int_t)v));
+                member_int(w, "value", v);
             }
         } else if (!prm->ndims && slots[i].size <= 8 && slots[i].offset + slots[i].size <= p->cfg->param_bytes) {
             uint64_t v = 0;
             memcpy(&v, (const uint8_t *)p->cfg->params + slots[i].offset, slots[i].size);
-            json_object_set_new(jp, "value", json_integer((json_int_t)v));
+            member_int(w, "value", v);
         }
-        json_array_append_new(a, jp);
+        mb_json_object_end(w);
     }
     free(slots);
-    return a;
+    mb_json_array_end(w);
+}
+
+static void module_variables_json(mb_json_writer *w, const mb_module *m)
+{
+    mb_json_key(w, "module_variables");
+    mb_json_array_begin(w);
+    for (uint32_t i = 0; i < m->nvars; i++) {
+        const mb_var *v = &m->vars[i];
+        mb_json_object_begin(w);
+        member_string(w, "name", v->name);
+        member_string(w, "space", mb_space_name(v->space) + 1);
+        member_string(w, "type", mb_type_name(v->type));
+        member_int(w, "bytes", v->size);
+        member_int(w, "elements", v->ndims ? v->nelems : 1);
+        mb_json_object_end(w);
+    }
+    mb_json_array_end(w);
 }
 
 mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err)
@@ -441,57 +585,52 @@ mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err)
         return mb_error_set(err, MB_ERR_INVALID, "", 0, 0,
                             "the profile must be finished before it is written");
     const mb_function *k = p->cfg->kernel;
-    json_t *root = json_object();
-    json_object_set_new(root, "format", json_string("minibench-profile-1"));
-    json_object_set_new(root, "kernel", json_string(k->name));
-    json_object_set_new(root, "ptx", json_string(p->module->filename));
-    json_t *launch = json_object();
-    json_object_set_new(launch, "grid", dim3_json(p->cfg->grid));
-    json_object_set_new(launch, "block", dim3_json(p->cfg->block));
-    json_object_set_new(launch, "dynamic_shared", jint(p->cfg->dynamic_shared));
-    json_object_set_new(launch, "ctas", jint(p->stats.ctas));
-    json_object_set_new(launch, "warps", jint(p->stats.warps));
-    json_object_set_new(launch, "threads", jint(p->stats.threads));
-    json_object_set_new(launch, "warp_insts", jint(p->stats.warp_insts));
-    json_object_set_new(launch, "thread_insts", jint(p->stats.thread_insts));
-    json_object_set_new(root, "launch", launch);
     mb_resources res;
-    if (mb_function_resources(p->module, k, &res, err) != MB_OK) {
-        json_decref(root);
+    if (mb_function_resources(p->module, k, &res, err) != MB_OK)
         return err->status;
-    }
-    json_t *jr = json_object();
-    json_object_set_new(jr, "registers", jint(res.nregs));
-    json_object_set_new(jr, "shared_bytes_static", jint(res.shared_bytes));
-    json_object_set_new(jr, "shared_bytes_dynamic", jint(p->cfg->dynamic_shared));
-    json_object_set_new(jr, "local_bytes_per_thread", jint(res.local_bytes));
-    json_object_set_new(jr, "const_bytes", jint(res.const_bytes));
-    json_object_set_new(jr, "param_bytes", jint(res.param_bytes));
-    json_object_set_new(root, "resources", jr);
-    json_object_set_new(root, "parameters", params_json(p));
-    json_t *globals = json_array();
-    for (uint32_t i = 0; i < p->module->nvars; i++) {
-        const mb_var *v = &p->module->vars[i];
-        json_t *jv = json_object();
-        json_object_set_new(jv, "name", json_string(v->name));
-        json_object_set_new(jv, "space", json_string(mb_space_name(v->space) + 1));
-        json_object_set_new(jv, "type", json_string(mb_type_name(v->type)));
-        json_object_set_new(jv, "bytes", jint(v->size));
-        json_object_set_new(jv, "elements", jint(v->ndims ? v->nelems : 1));
-        json_array_append_new(globals, jv);
-    }
-    json_object_set_new(root, "module_variables", globals);
-    json_t *funcs = json_array();
+    const size_t start = out->len;
+    mb_json_writer w;
+    mb_json_init(&w, out, 1);
+    mb_json_object_begin(&w);
+    member_string(&w, "format", "minibench-profile-1");
+    member_string(&w, "kernel", k->name);
+    member_string(&w, "ptx", p->module->filename);
+    mb_json_key(&w, "launch");
+    mb_json_object_begin(&w);
+    dim3_json(&w, "grid", p->cfg->grid);
+    dim3_json(&w, "block", p->cfg->block);
+    member_int(&w, "dynamic_shared", p->cfg->dynamic_shared);
+    member_int(&w, "ctas", p->stats.ctas);
+    member_int(&w, "warps", p->stats.warps);
+    member_int(&w, "threads", p->stats.threads);
+    member_int(&w, "warp_insts", p->stats.warp_insts);
+    member_int(&w, "thread_insts", p->stats.thread_insts);
+    mb_json_object_end(&w);
+    mb_json_key(&w, "resources");
+    mb_json_object_begin(&w);
+    member_int(&w, "registers", res.nregs);
+    member_int(&w, "shared_bytes_static", res.shared_bytes);
+    member_int(&w, "shared_bytes_dynamic", p->cfg->dynamic_shared);
+    member_int(&w, "local_bytes_per_thread", res.local_bytes);
+    member_int(&w, "const_bytes", res.const_bytes);
+    member_int(&w, "param_bytes", res.param_bytes);
+    mb_json_object_end(&w);
+    params_json(&w, p);
+    module_variables_json(&w, p->module);
+    mb_json_key(&w, "functions");
+    mb_json_array_begin(&w);
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (i == 0 || p->funcs[i].used)
-            json_array_append_new(funcs, function_json(p, &p->funcs[i]));
-    json_object_set_new(root, "functions", funcs);
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(root);
-    if (!text)
-        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory writing the profile");
-    mb_buf_puts(out, text);
+            function_json(&w, p, &p->funcs[i]);
+    mb_json_array_end(&w);
+    mb_json_object_end(&w);
     mb_buf_putc(out, '\n');
-    free(text);
-    return out->failed ? mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory") : MB_OK;
+    if (!mb_json_ok(&w)) {
+        /* leave the buffer as it was: no half-written profile */
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+        return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory writing the profile");
+    }
+    return MB_OK;
 }

@@ -22,6 +22,10 @@ void mb_buf_reset(mb_buf *buf)
 
 static int buf_reserve(mb_buf *buf, size_t extra)
 {
+    /* the common case, room already there, costs one comparison: JSON and
+     * DOT output append a few bytes at a time */
+    if (!buf->failed && extra < buf->cap - buf->len)
+        return 1;
     if (buf->failed)
         return 0;
     if (extra > SIZE_MAX - buf->len - 1) {
@@ -51,7 +55,10 @@ void mb_buf_puts(mb_buf *buf, const char *s)
 
 void mb_buf_putc(mb_buf *buf, char c)
 {
-    mb_buf_append(buf, &c, 1);
+    if (!buf_reserve(buf, 1))
+        return;
+    buf->data[buf->len++] = c;
+    buf->data[buf->len] = '\0';
 }
 
 void mb_buf_vprintf(mb_buf *buf, const char *fmt, va_list ap)
