@@ -52,6 +52,33 @@ static void block_label(const mb_module *m, const mb_cfg *cfg, int b, mb_buf *la
         mb_buf_printf(label, "\\nipdom %s", mb_cfg_block_name(cfg, cfg->ipdom[b], ipdom, sizeof(ipdom)));
 }
 
+/* What agsafeset does, with the attribute looked up once per function
+ * instead of once per object: `*sym` caches it, declared with an empty
+ * default on first use as agsafeset would. */
+static void set_attr(void *obj, Agsym_t **sym, const char *name, const char *value)
+{
+    if (!*sym) {
+        Agraph_t *root = agroot(obj);
+        const int kind = agobjkind(obj);
+        *sym = agattr(root, kind, (char *)(uintptr_t)name, NULL);
+        if (!*sym)
+            *sym = agattr(root, kind, (char *)(uintptr_t)name, "");
+    }
+    agxset(obj, *sym, (char *)(uintptr_t)value); /* cgraph copies it */
+}
+
+/* Decimal text of v in buf (at least 21 bytes), without printf's cost. */
+static const char *u64_text(uint64_t v, char *buf, size_t size)
+{
+    size_t n = size - 1;
+    buf[n] = '\0';
+    do {
+        buf[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n);
+    return buf + n;
+}
+
 /* Adds one function's blocks, edges and loop clusters to `parent`. Node
  * names get `prefix` so several functions can share a graph. With a
  * profile, nodes and edges carry the DFSG counts. */
@@ -63,6 +90,8 @@ static mb_status add_function(Agraph_t *g, Agraph_t *parent, const mb_module *m,
     Agnode_t **nodes = calloc((size_t)n + 1, sizeof(Agnode_t *));
     Agraph_t **clusters = calloc((size_t)cfg->loops.nloops + 1, sizeof(Agraph_t *));
     mb_buf label = MB_BUF_INIT, name = MB_BUF_INIT;
+    Agsym_t *count_syms[7] = {NULL}, *chain_sym = NULL, *block_sym = NULL, *loop_sym = NULL;
+    Agsym_t *oecount_sym = NULL, *iecount_sym = NULL, *tcount_sym = NULL;
     mb_status st = MB_OK;
     if (!nodes || !clusters) {
         st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory drawing '%s'", fn->name);
@@ -102,20 +131,15 @@ static mb_status add_function(Agraph_t *g, Agraph_t *parent, const mb_module *m,
                           (unsigned long long)bp->scount);
             static const char *const keys[] = {"ecount", "lcount", "scount", "threads", "warp_execs", "entries", "exits"};
             const uint64_t vals[] = {bp->ecount, bp->lcount, bp->scount, bp->threads, bp->warp_execs, bp->entries, bp->exits};
-            for (int k = 0; k < 7; k++) {
-                snprintf(num, sizeof(num), "%llu", (unsigned long long)vals[k]);
-                agsafeset(nodes[b], (char *)(uintptr_t)keys[k], num, "");
-            }
+            for (int k = 0; k < 7; k++)
+                set_attr(nodes[b], &count_syms[k], keys[k], u64_text(vals[k], num, sizeof(num)));
             mb_buf chain = MB_BUF_INIT;
             mb_profile_block_chain(fn, cfg, b, &chain);
-            agsafeset(nodes[b], "chain", chain.data ? chain.data : "", "");
+            set_attr(nodes[b], &chain_sym, "chain", chain.data ? chain.data : "");
             mb_buf_free(&chain);
-            snprintf(num, sizeof(num), "%d", b);
-            agsafeset(nodes[b], "block", num, "");
-            if (inner >= 0) {
-                snprintf(num, sizeof(num), "%d", inner);
-                agsafeset(nodes[b], "loop", num, "");
-            }
+            set_attr(nodes[b], &block_sym, "block", u64_text((uint64_t)b, num, sizeof(num)));
+            if (inner >= 0)
+                set_attr(nodes[b], &loop_sym, "loop", u64_text((uint64_t)inner, num, sizeof(num)));
         } else {
             block_label(m, cfg, b, &label);
         }
@@ -141,11 +165,10 @@ static mb_status add_function(Agraph_t *g, Agraph_t *parent, const mb_module *m,
             if (fp) {
                 const mb_edge_profile *ep = &fp->edges[k];
                 char num[48];
-                snprintf(num, sizeof(num), "%llu", (unsigned long long)ep->count);
-                agsafeset(e, "oecount", num, "");
-                agsafeset(e, "iecount", num, "");
-                snprintf(num, sizeof(num), "%llu", (unsigned long long)ep->threads);
-                agsafeset(e, "tcount", num, "");
+                const char *count = u64_text(ep->count, num, sizeof(num));
+                set_attr(e, &oecount_sym, "oecount", count);
+                set_attr(e, &iecount_sym, "iecount", count);
+                set_attr(e, &tcount_sym, "tcount", u64_text(ep->threads, num, sizeof(num)));
                 snprintf(num, sizeof(num), "%llu / %llu%s", (unsigned long long)ep->count,
                          (unsigned long long)ep->threads, back ? " back" : "");
                 agset(e, "xlabel", num);
