@@ -17,6 +17,59 @@ void aff_init(pm_affine *a, uint32_t nfeatures)
     a->state = nfeatures > PM_MAX_FEATURES ? AFF_DISABLED : AFF_EMPTY;
     if (nfeatures >= 6)
         a->uniform_mask = 7u << 3; /* ctaid.x, ctaid.y, ctaid.z */
+    a->span = &a->own;
+}
+
+/* Bytes of a span with `rows` rows (the rows end it). */
+static size_t span_bytes(uint32_t rows)
+{
+    return offsetof(aff_span, rref) + (size_t)rows * sizeof(((aff_span *)0)->rref[0]);
+}
+
+/* Drops the steps from `keep` on. */
+static void trace_cut(aff_trace *t, uint32_t keep)
+{
+    while (t->len > keep)
+        free(t->step[--t->len]);
+}
+
+void aff_trace_free(aff_trace *t)
+{
+    if (!t)
+        return;
+    trace_cut(t, 0);
+    free(t);
+}
+
+void aff_free(pm_affine *a)
+{
+    aff_trace_free(aff_take_trace(a));
+}
+
+/* Moves the current span into own, so that the trace can go. */
+static void span_to_own(pm_affine *a)
+{
+    if (a->span != &a->own && a->n > 0)
+        memcpy(&a->own, a->span, span_bytes(a->n));
+    a->span = &a->own;
+}
+
+aff_trace *aff_take_trace(pm_affine *a)
+{
+    aff_trace *t = a->trace;
+    if (t) {
+        span_to_own(a);
+        a->trace = NULL;
+    }
+    return t;
+}
+
+int aff_give_trace(pm_affine *a, aff_trace *t)
+{
+    if (!t || a->trace || a->n != 0 || a->state != AFF_EMPTY || t->ncol != a->ncol)
+        return 0;
+    a->trace = t;
+    return 1;
 }
 
 /* Feature k of entry i, from either form of the request (prof.h). */
@@ -91,16 +144,17 @@ static int normalise(const i128 *t, uint32_t n, int64_t *out)
 static int aff_reduce(const pm_affine *a, const int64_t *x, int64_t *r)
 {
     const uint32_t nc = a->ncol;
+    const aff_span *s = a->span;
     int64_t cur[PM_MAXCOL];
     memcpy(cur, x, nc * sizeof(int64_t));
     for (uint32_t j = 0; j < a->n; j++) {
-        uint32_t p = a->pivot[j];
+        uint32_t p = s->pivot[j];
         if (cur[p] == 0)
             continue;
         i128 t[PM_MAXCOL];
-        i128 dp = a->rref[j][p], f = cur[p];
+        i128 dp = s->rref[j][p], f = cur[p];
         for (uint32_t k = 0; k < nc; k++)
-            t[k] = dp * cur[k] - f * (i128)a->rref[j][k];
+            t[k] = dp * cur[k] - f * (i128)s->rref[j][k];
         if (!normalise(t, nc, cur))
             return -1;
     }
@@ -119,35 +173,39 @@ static int aff_reduce(const pm_affine *a, const int64_t *x, int64_t *r)
     return 0;
 }
 
-/* Adds the remainder r (from aff_reduce) as a row and the sample (x, y);
- * keeps the echelon form fully reduced. 0 on overflow. */
-static int aff_insert(pm_affine *a, const int64_t *r, const int64_t *x, uint64_t y)
+/* Writes into d (which may be the current span itself) the span after
+ * adding the remainder r (from aff_reduce) as a row, the echelon form kept
+ * fully reduced. 0 on overflow. */
+static int aff_insert(const pm_affine *a, aff_span *d, const int64_t *r)
 {
     const uint32_t nc = a->ncol;
+    const aff_span *s = a->span;
     uint32_t q = 0;
     while (r[q] == 0)
         q++;
-    int64_t rows[PM_MAXCOL][PM_MAXCOL];
     for (uint32_t j = 0; j < a->n; j++) {
-        if (a->rref[j][q] == 0) {
-            memcpy(rows[j], a->rref[j], nc * sizeof(int64_t));
+        if (s->rref[j][q] == 0) {
+            if (d != s)
+                memcpy(d->rref[j], s->rref[j], nc * sizeof(int64_t));
             continue;
         }
+        /* (row j of d depends on row j of s alone: in place is fine) */
         i128 t[PM_MAXCOL];
-        i128 rq = r[q], f = a->rref[j][q];
+        i128 rq = r[q], f = s->rref[j][q];
         for (uint32_t k = 0; k < nc; k++)
-            t[k] = rq * a->rref[j][k] - f * (i128)r[k];
-        if (!normalise(t, nc, rows[j]))
+            t[k] = rq * s->rref[j][k] - f * (i128)r[k];
+        if (!normalise(t, nc, d->rref[j]))
             return 0;
     }
-    for (uint32_t j = 0; j < a->n; j++)
-        memcpy(a->rref[j], rows[j], nc * sizeof(int64_t));
-    memcpy(a->rref[a->n], r, nc * sizeof(int64_t));
-    a->pivot[a->n] = (uint8_t)q;
-    a->pivot_mask |= 1u << q;
-    memcpy(a->sx[a->n], x, nc * sizeof(int64_t));
-    a->sy[a->n] = y;
-    a->n++;
+    memcpy(d->rref[a->n], r, nc * sizeof(int64_t));
+    if (d != s) {
+        memcpy(d->pivot, s->pivot, a->n);
+        d->pivot_mask = a->n ? s->pivot_mask : 0;
+    } else if (a->n == 0) {
+        d->pivot_mask = 0;
+    }
+    d->pivot[a->n] = (uint8_t)q;
+    d->pivot_mask |= 1u << q;
     return 1;
 }
 
@@ -172,7 +230,7 @@ static int aff_refit(pm_affine *a)
     const uint32_t n = a->n, nc = a->ncol;
     uint32_t cols[PM_MAXCOL], m = 0;
     for (uint32_t k = 1; k < nc; k++)
-        if (a->pivot_mask & (1u << k))
+        if (a->span->pivot_mask & (1u << k))
             cols[m++] = k;
     if (m + 1 != n)
         return 0; /* cannot happen: column 0 is always a pivot */
@@ -222,11 +280,10 @@ static int aff_refit(pm_affine *a)
  * entries): D x_j - sum over the rows r with a non-zero entry in column j of
  * (D / den_r) R_r[j] x_pivot(r) = 0, D the lcm of those rows' pivot entries
  * den_r. 0 when an entry does not fit 64 bits (the model is refused). */
-static int constraint128(const pm_affine *a, uint32_t j, int64_t *c)
+static int constraint128(const aff_span *a, uint32_t n, uint32_t nc, uint32_t j, int64_t *c)
 {
-    const uint32_t nc = a->ncol;
     i128 D = 1;
-    for (uint32_t r = 0; r < a->n; r++) {
+    for (uint32_t r = 0; r < n; r++) {
         if (a->rref[r][j] == 0)
             continue;
         i128 den = a->rref[r][a->pivot[r]];
@@ -238,7 +295,7 @@ static int constraint128(const pm_affine *a, uint32_t j, int64_t *c)
     for (uint32_t k = 0; k < nc; k++)
         w[k] = 0;
     w[j] = D;
-    for (uint32_t r = 0; r < a->n; r++) {
+    for (uint32_t r = 0; r < n; r++) {
         if (a->rref[r][j] == 0)
             continue;
         i128 den = a->rref[r][a->pivot[r]];
@@ -310,11 +367,10 @@ static uint64_t abs64(int64_t v)
  * compiled model has one constraint per feature that did not vary, so
  * this runs for every column of every model change). -1 when a quantity
  * leaves 64 bits: constraint128 then decides. */
-static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
+static int constraint64(const aff_span *a, uint32_t n, uint32_t nc, uint32_t j, int64_t *c)
 {
-    const uint32_t nc = a->ncol;
     int64_t D = 1;
-    for (uint32_t r = 0; r < a->n; r++) {
+    for (uint32_t r = 0; r < n; r++) {
         if (a->rref[r][j] == 0)
             continue;
         const int64_t den = a->rref[r][a->pivot[r]];
@@ -327,7 +383,7 @@ static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
     uint64_t g = abs64(D);
     col[nz] = j;
     val[nz++] = D;
-    for (uint32_t r = 0; r < a->n; r++) {
+    for (uint32_t r = 0; r < n; r++) {
         if (a->rref[r][j] == 0)
             continue;
         int64_t v;
@@ -344,13 +400,61 @@ static int constraint64(const pm_affine *a, uint32_t j, int64_t *c)
     return 1;
 }
 
-/* Builds the fast check (prediction terms and span constraints) from the
- * model and the RREF. 0 on overflow. */
-static int aff_compile(pm_affine *a)
+/* Compiles the span constraints of span s of rank n: one per non-pivot
+ * column j, D x_j - sum_rows (D / den_row) R_row[j] x_pivot(row) = 0.
+ * 0 on overflow. */
+static int compile_span(aff_span *s, uint32_t n, uint32_t nc, uint32_t uniform_mask)
+{
+    uint32_t nu = 0, nl = 0, nt = 0;
+    s->ncon = s->nlcon = s->neq = 0;
+    s->con_used = 0;
+    for (uint32_t j = 1; j < nc; j++) {
+        if (s->pivot_mask & (1u << j))
+            continue;
+        int64_t c[PM_MAXCOL];
+        const int fast = constraint64(s, n, nc, j, c);
+        if (fast == 0 || (fast < 0 && !constraint128(s, n, nc, j, c)))
+            return 0;
+        uint32_t q = s->ncon++;
+        s->con_const[q] = (uint64_t)c[0];
+        s->cu_beg[q] = nu;
+        s->cl_beg[q] = nl;
+        s->ct_beg[q] = nt;
+        for (uint32_t k = 1; k < nc; k++) {
+            if (c[k] == 0)
+                continue;
+            uint32_t f = k - 1;
+            s->con_used |= 1u << f;
+            s->ct_idx[nt] = (uint8_t)f;
+            s->ct_coef[nt++] = (uint64_t)c[k];
+            if (uniform_mask & (1u << f)) {
+                s->cu_idx[nu] = (uint8_t)f;
+                s->cu_coef[nu++] = (uint64_t)c[k];
+            } else {
+                s->cl_idx[nl] = (uint8_t)f;
+                s->cl_coef[nl++] = (uint64_t)c[k];
+            }
+        }
+        s->cu_beg[q + 1] = nu;
+        s->cl_beg[q + 1] = nl;
+        s->ct_beg[q + 1] = nt;
+        if (s->cl_beg[q + 1] == s->cl_beg[q] + 1 && s->cl_coef[s->cl_beg[q]] == 1) {
+            s->eq_idx[s->neq] = s->cl_idx[s->cl_beg[q]];
+            s->eq_con[s->neq++] = (uint8_t)q;
+        } else if (s->cl_beg[q + 1] > s->cl_beg[q]) {
+            s->lcon[s->nlcon++] = (uint8_t)q;
+        }
+    }
+    return 1;
+}
+
+/* Builds the fast check's prediction terms from the model (its span
+ * constraints come compiled with the span). */
+static void compile_model(pm_affine *a)
 {
     const uint32_t nc = a->ncol;
     a->npu = a->npl = a->npt = 0;
-    a->used = 0;
+    a->used = a->span->con_used;
     for (uint32_t k = 1; k < nc; k++) {
         if (a->coef[k] == 0)
             continue;
@@ -366,48 +470,6 @@ static int aff_compile(pm_affine *a)
             a->pl_coef[a->npl++] = (uint64_t)a->coef[k];
         }
     }
-    /* one constraint per non-pivot column j:
-     * D x_j - sum_rows (D / den_row) R_row[j] x_pivot(row) = 0 */
-    uint32_t nu = 0, nl = 0, nt = 0;
-    a->ncon = a->nlcon = a->neq = 0;
-    for (uint32_t j = 1; j < nc; j++) {
-        if (a->pivot_mask & (1u << j))
-            continue;
-        int64_t c[PM_MAXCOL];
-        const int fast = constraint64(a, j, c);
-        if (fast == 0 || (fast < 0 && !constraint128(a, j, c)))
-            return 0;
-        uint32_t q = a->ncon++;
-        a->con_const[q] = (uint64_t)c[0];
-        a->cu_beg[q] = nu;
-        a->cl_beg[q] = nl;
-        a->ct_beg[q] = nt;
-        for (uint32_t k = 1; k < nc; k++) {
-            if (c[k] == 0)
-                continue;
-            uint32_t f = k - 1;
-            a->used |= 1u << f;
-            a->ct_idx[nt] = (uint8_t)f;
-            a->ct_coef[nt++] = (uint64_t)c[k];
-            if (a->uniform_mask & (1u << f)) {
-                a->cu_idx[nu] = (uint8_t)f;
-                a->cu_coef[nu++] = (uint64_t)c[k];
-            } else {
-                a->cl_idx[nl] = (uint8_t)f;
-                a->cl_coef[nl++] = (uint64_t)c[k];
-            }
-        }
-        a->cu_beg[q + 1] = nu;
-        a->cl_beg[q + 1] = nl;
-        a->ct_beg[q + 1] = nt;
-        if (a->cl_beg[q + 1] == a->cl_beg[q] + 1 && a->cl_coef[a->cl_beg[q]] == 1) {
-            a->eq_idx[a->neq] = a->cl_idx[a->cl_beg[q]];
-            a->eq_con[a->neq++] = (uint8_t)q;
-        } else if (a->cl_beg[q + 1] > a->cl_beg[q]) {
-            a->lcon[a->nlcon++] = (uint8_t)q;
-        }
-    }
-    return 1;
 }
 
 /* Whether aff_fast_bad over a range equals aff_entry_ok on each of its
@@ -423,9 +485,66 @@ static int aff_range_exact(const pm_affine *a, const prof_mem_request *req)
     return 1;
 }
 
+/* The span constraint of the pivot column q that x brings, over the
+ * current span, into con: 1, or -1 when none fits (aff_refit decides). */
+static int new_pivot_constraint(const pm_affine *a, uint32_t q, int64_t *con)
+{
+    const int fast = constraint64(a->span, a->n, a->ncol, q, con);
+    return fast > 0 || (fast < 0 && constraint128(a->span, a->n, a->ncol, q, con)) ? 1 : -1;
+}
+
+/* The span after inserting x, which aff_reduce found independent with
+ * remainder rem, compiled, and its con (when the model mispredicts x):
+ * the next step of the trace, else own (updated in place). NULL on
+ * overflow (the model is refused). */
+static aff_span *span_build(pm_affine *a, const int64_t *x, const int64_t *rem, int predicted)
+{
+    const uint32_t nc = a->ncol;
+    aff_span *d = NULL;
+    if (!a->trace && a->n == 0 && (a->trace = malloc(sizeof(*a->trace))) != NULL) {
+        a->trace->ncol = nc; /* the model's first span starts its trace */
+        a->trace->len = 0;
+    }
+    if (a->trace) {
+        trace_cut(a->trace, a->n);
+        d = malloc(span_bytes(a->n + 1));
+        if (!d) /* out of memory: on without the trace, as without one */
+            aff_trace_free(aff_take_trace(a));
+    }
+    if (!d)
+        d = &a->own;
+    d->con_state = 0;
+    if (!predicted) {
+        uint32_t q = 0;
+        while (rem[q] == 0)
+            q++;
+        d->con_state = new_pivot_constraint(a, q, d->con);
+    }
+    if (!aff_insert(a, d, rem) || !compile_span(d, a->n + 1, nc, a->uniform_mask)) {
+        if (d != &a->own)
+            free(d);
+        return NULL;
+    }
+    memcpy(d->x, x, nc * sizeof(int64_t));
+    if (d != &a->own)
+        a->trace->step[a->trace->len++] = d;
+    return d;
+}
+
+/* The trace's next span when x is its key: x is then independent of the
+ * current span (the trace's previous step, which it follows) and brings
+ * that span. */
+static aff_span *span_traced(pm_affine *a, const int64_t *x)
+{
+    const aff_trace *t = a->trace;
+    if (!t || a->n >= t->len || memcmp(t->step[a->n]->x, x, a->ncol * sizeof(int64_t)) != 0)
+        return NULL;
+    return t->step[a->n];
+}
+
 void aff_slow(pm_affine *a, const prof_mem_request *req)
 {
-    const uint32_t nf = a->nf;
+    const uint32_t nf = a->nf, nc = a->ncol;
     int compiled = a->state == AFF_OK;
     const int range_exact = aff_range_exact(a, req);
     for (uint32_t i = 0; i < req->lanes && a->state != AFF_REFUSED; i++) {
@@ -436,41 +555,40 @@ void aff_slow(pm_affine *a, const prof_mem_request *req)
         for (uint32_t k = 0; k < nf; k++)
             x[k + 1] = feature_of(req, nf, i, k);
         uint64_t y = req->addrs[i];
-        int ind = aff_reduce(a, x, rem);
+        aff_span *next = span_traced(a, x);
+        const int ind = next ? 1 : aff_reduce(a, x, rem);
         if (ind < 0) {
             a->state = AFF_REFUSED;
         } else if (ind == 0) {
             if (!aff_predicts(a, x, y))
                 a->state = AFF_REFUSED; /* no model fits (see above) */
         } else {
-            /* the constraint of the new pivot column, from the rows before it */
             const int predicted = aff_predicts(a, x, y);
-            int64_t con[PM_MAXCOL];
-            int have_con = 0;
-            if (!predicted) {
-                uint32_t q = 0;
-                while (rem[q] == 0)
-                    q++;
-                const int fast = constraint64(a, q, con);
-                have_con = fast > 0 || (fast < 0 && constraint128(a, q, con));
-            }
-            if (!aff_insert(a, rem, x, y)) {
+            if (next) {
+                /* its constraint, from the span before it, when first needed */
+                if (!predicted && next->con_state == 0)
+                    next->con_state = new_pivot_constraint(a, next->pivot[a->n], next->con);
+            } else if (!(next = span_build(a, x, rem, predicted))) {
                 a->state = AFF_REFUSED;
                 break;
             }
+            memcpy(a->sx[a->n], x, nc * sizeof(int64_t));
+            a->sy[a->n] = y;
+            a->n++;
+            a->span = next;
             a->gen++;
             int fits = 1;
             if (!predicted) {
-                const int exact = have_con ? aff_update(a, con, x, y) : -1;
+                const int exact = next->con_state > 0 ? aff_update(a, next->con, x, y) : -1;
                 fits = exact > 0 || (exact < 0 && aff_refit(a));
             }
             a->state = fits ? AFF_OK : AFF_REFUSED;
-            compiled = a->state == AFF_OK && aff_compile(a);
-            if (!compiled)
-                a->state = AFF_REFUSED;
+            compiled = a->state == AFF_OK;
+            if (compiled)
+                compile_model(a);
             /* the new model accepts every later entry: nothing left to do
              * (checked over the range at once rather than entry by entry) */
-            else if (range_exact && i + 1 < req->lanes && !aff_fast_bad(a, req, i + 1))
+            if (compiled && range_exact && i + 1 < req->lanes && !aff_fast_bad(a, req, i + 1))
                 break;
         }
     }
@@ -568,17 +686,18 @@ uint64_t aff_fast_bad(const pm_affine *a, const prof_mem_request *req, uint32_t 
     uint64_t base = (uint64_t)a->c0;
     for (uint32_t t = 0; t < a->npu; t++)
         base += a->pu_coef[t] * (uint64_t)feature_of(req, nf, 0, a->pu_idx[t]);
+    const aff_span *sp = a->span;
     uint64_t bad = 0, rhs[PM_MAXCOL];
-    for (uint32_t q = 0; q < a->ncon; q++) {
-        uint64_t s = a->con_const[q];
-        for (uint32_t t = a->cu_beg[q]; t < a->cu_beg[q + 1]; t++)
-            s += a->cu_coef[t] * (uint64_t)feature_of(req, nf, 0, a->cu_idx[t]);
-        if (a->cl_beg[q + 1] == a->cl_beg[q])
+    for (uint32_t q = 0; q < sp->ncon; q++) {
+        uint64_t s = sp->con_const[q];
+        for (uint32_t t = sp->cu_beg[q]; t < sp->cu_beg[q + 1]; t++)
+            s += sp->cu_coef[t] * (uint64_t)feature_of(req, nf, 0, sp->cu_idx[t]);
+        if (sp->cl_beg[q + 1] == sp->cl_beg[q])
             bad |= s;
         rhs[q] = (uint64_t)0 - s;
     }
     const uint64_t *y = req->addrs + from;
-    const uint32_t npl = a->npl, nlcon = a->nlcon, neq = a->neq;
+    const uint32_t npl = a->npl, nlcon = sp->nlcon, neq = sp->neq;
     if (nlcon == 0 && npl <= 3 && neq <= 3) {
         /* the common shapes, unrolled; features uniform over this request
          * fold into the base or are checked once */
@@ -596,13 +715,13 @@ uint64_t aff_fast_bad(const pm_affine *a, const prof_mem_request *req, uint32_t 
             }
         }
         for (uint32_t k = 0; k < neq; k++) {
-            const int64_t *col = term_array(req, a->eq_idx[k]);
-            uint64_t v = rhs[a->eq_con[k]];
+            const int64_t *col = term_array(req, sp->eq_idx[k]);
+            uint64_t v = rhs[sp->eq_con[k]];
             if (col) {
                 t.e[E] = col + skip;
                 t.v[E++] = v;
             } else {
-                bad |= (uint64_t)req->feature_uniform[a->eq_idx[k]] ^ v;
+                bad |= (uint64_t)req->feature_uniform[sp->eq_idx[k]] ^ v;
             }
         }
         bad |= lane_checks[t.idx != NULL][P * 4 + E](&t, y, n, base);
@@ -638,10 +757,11 @@ int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_t i)
         p += a->pt_coef[t] * x[a->pt_idx[t]];
     if (p != req->addrs[i])
         return 0;
-    for (uint32_t q = 0; q < a->ncon; q++) {
-        uint64_t s = a->con_const[q];
-        for (uint32_t t = a->ct_beg[q]; t < a->ct_beg[q + 1]; t++)
-            s += a->ct_coef[t] * x[a->ct_idx[t]];
+    const aff_span *sp = a->span;
+    for (uint32_t q = 0; q < sp->ncon; q++) {
+        uint64_t s = sp->con_const[q];
+        for (uint32_t t = sp->ct_beg[q]; t < sp->ct_beg[q + 1]; t++)
+            s += sp->ct_coef[t] * x[sp->ct_idx[t]];
         if (s != 0)
             return 0;
     }

@@ -84,53 +84,96 @@ enum { AFF_EMPTY = 0, AFF_OK, AFF_REFUSED, AFF_DISABLED };
  * are not modelled (affine = 0). Exact arithmetic that would need entries
  * beyond 64 bits (absurd feature values) also refuses the instruction.
  */
+/*
+ * The span of the stored samples and the span constraints compiled from it.
+ * Both depend on the stored samples' feature vectors alone, never on their
+ * values, so a model that stores the same feature vectors in the same order
+ * as an earlier one (the same instruction in the next launch) builds the
+ * same spans: a trace (aff_trace) keeps them, and such a model takes each
+ * from there instead of reducing, inserting and compiling it again. Its
+ * values still decide everything else (model, refusal), so no result
+ * depends on whether a span was built or taken.
+ */
+typedef struct aff_span {
+    int64_t x[PM_MAXCOL];     /* the sample whose insertion made it (a trace step's key) */
+    uint32_t pivot_mask;
+    uint8_t pivot[PM_MAXCOL];
+    int con_state;            /* con: 0 not computed yet, 1 computed, -1 none (aff_refit decides) */
+    int64_t con[PM_MAXCOL];   /* the span constraint of x's pivot column over the span before
+                                 (aff_update) */
+    /* compiled span constraints (feature indices, i.e. column - 1) */
+    uint32_t ncon;
+    uint32_t con_used;        /* features they read (bit mask) */
+    uint64_t con_const[PM_MAXCOL];
+    uint32_t cu_beg[PM_MAXCOL + 1], cl_beg[PM_MAXCOL + 1];
+    uint8_t cu_idx[PM_MAXCOL * PM_MAXCOL], cl_idx[PM_MAXCOL * PM_MAXCOL];
+    uint64_t cu_coef[PM_MAXCOL * PM_MAXCOL], cl_coef[PM_MAXCOL * PM_MAXCOL];
+    uint32_t nlcon;           /* other constraints with lane terms */
+    uint8_t lcon[PM_MAXCOL];
+    uint32_t neq;             /* constraints "feature == value of the request" */
+    uint8_t eq_idx[PM_MAXCOL], eq_con[PM_MAXCOL];
+    /* the same terms for one entry (aff_entry_ok), uniform and lane ones together */
+    uint32_t ct_beg[PM_MAXCOL + 1];
+    uint8_t ct_idx[PM_MAXCOL * PM_MAXCOL];
+    uint64_t ct_coef[PM_MAXCOL * PM_MAXCOL];
+    /* last, so that a trace step allocates only its rows (its rank) */
+    int64_t rref[PM_MAXCOL][PM_MAXCOL];
+} aff_span;
+
+/* The spans a model built, step k of rank k + 1 made by inserting
+ * step[k]->x into step[k - 1]. A model follows the trace while its samples
+ * are the steps' keys; at the first one that differs the rest is cut and
+ * the new spans are recorded in its place. */
+typedef struct aff_trace {
+    uint32_t ncol, len;
+    aff_span *step[PM_MAXCOL];
+} aff_trace;
+
 typedef struct pm_affine {
     int state;
     uint64_t gen;  /* counts model changes */
     uint32_t nf;   /* features per lane */
     uint32_t ncol; /* nf + 1 */
     uint32_t n;    /* stored samples == rank */
-    uint32_t pivot_mask;
     i128 c0;                  /* exact constant term */
     int64_t coef[PM_MAXCOL];  /* coef[0] unused here (c0 is exact) */
     uint32_t uniform_mask; /* features evaluated from lane 0 only */
+    aff_span *span;        /* the current span: own, or a step of trace (valid once n > 0) */
+    aff_trace *trace;      /* owned; NULL: none (spans are built in own) */
 
     /* From here on, everything is written before it is read (rows < n;
      * the compiled check once the state is AFF_OK), so aff_init()
      * leaves it uninitialised: a profile makes thousands of these. */
     int64_t sx[PM_MAXCOL][PM_MAXCOL];
     uint64_t sy[PM_MAXCOL];
-    int64_t rref[PM_MAXCOL][PM_MAXCOL];
-    uint8_t pivot[PM_MAXCOL];
 
-    /* compiled fast check (feature indices, i.e. column - 1) */
-    uint32_t npu, npl;     /* prediction terms: uniform, lane */
+    /* compiled prediction terms (feature indices, i.e. column - 1) */
+    uint32_t npu, npl;     /* uniform, lane */
     uint8_t pu_idx[PM_MAXCOL], pl_idx[PM_MAXCOL];
     uint64_t pu_coef[PM_MAXCOL], pl_coef[PM_MAXCOL];
-    uint32_t ncon;         /* constraints */
-    uint64_t con_const[PM_MAXCOL];
-    uint32_t cu_beg[PM_MAXCOL + 1], cl_beg[PM_MAXCOL + 1];
-    uint8_t cu_idx[PM_MAXCOL * PM_MAXCOL], cl_idx[PM_MAXCOL * PM_MAXCOL];
-    uint64_t cu_coef[PM_MAXCOL * PM_MAXCOL], cl_coef[PM_MAXCOL * PM_MAXCOL];
-    uint32_t nlcon;        /* other constraints with lane terms */
-    uint8_t lcon[PM_MAXCOL];
-    uint32_t neq;          /* constraints "feature == value of the request" */
-    uint8_t eq_idx[PM_MAXCOL], eq_con[PM_MAXCOL];
-    /* the same terms for one entry (aff_entry_ok), uniform and lane ones
-     * together, over the features read once per entry */
-    uint32_t used;         /* features the check reads (bit mask) */
+    /* the same terms for one entry (aff_entry_ok), over the features read
+     * once per entry */
+    uint32_t used;         /* features the check reads (bit mask), constraints' included */
     uint32_t npt;
     uint8_t pt_idx[PM_MAXCOL];
     uint64_t pt_coef[PM_MAXCOL];
-    uint32_t ct_beg[PM_MAXCOL + 1];
-    uint8_t ct_idx[PM_MAXCOL * PM_MAXCOL];
-    uint64_t ct_coef[PM_MAXCOL * PM_MAXCOL];
+    aff_span own;
 } pm_affine;
 
 /* Empties a model over `nfeatures` features per lane (more than
  * PM_MAX_FEATURES: never modelled). Only the head of the struct is
  * written: the rest is written before it is read (see pm_affine). */
 void aff_init(pm_affine *a, uint32_t nfeatures);
+/* Frees what the model owns (its trace); the model itself is the caller's. */
+void aff_free(pm_affine *a);
+/* The model's trace, which it no longer uses (NULL: none); the model stays
+ * usable. */
+aff_trace *aff_take_trace(pm_affine *a);
+/* Lets an empty model follow trace t (aff_take_trace of the same
+ * instruction's model in an earlier profile): 1 when it takes it, 0 when t
+ * does not fit it (the caller keeps t). */
+int aff_give_trace(pm_affine *a, aff_trace *t);
+void aff_trace_free(aff_trace *t);
 
 /* The warp lane of entry i (lane_index; NULL means entries are lanes
  * 0, 1, ... in order). */

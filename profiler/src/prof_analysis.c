@@ -13,12 +13,15 @@
 #include <stdlib.h>
 
 /* Per instruction of a function: the shapes its memory statistics learnt
- * (prof_mem_take_shapes), waiting for the next profile. Unlike the analyses
+ * (prof_mem_take_shapes) and the traces of its comparison's operand models
+ * (aff_take_trace), waiting for the next profile. Unlike the analyses
  * these change from profile to profile; each profile takes them when it
  * starts counting an instruction and puts them back when it is freed. */
 typedef struct shape_slots {
     prof_mem_shapes **slot;
     uint32_t n;
+    aff_trace **traces; /* two per instruction */
+    uint32_t ntraces;
 } shape_slots;
 
 struct prof_analysis {
@@ -253,6 +256,21 @@ prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_
     return &ss->slot[insn];
 }
 
+aff_trace **prof_analysis_traces(mb_program *prog, uint32_t index, uint32_t insn)
+{
+    prof_analysis *a = prog->analysis;
+    if (!a || index >= a->nfuncs || insn >= prog->module->funcs[index].ninsns)
+        return NULL;
+    shape_slots *ss = &a->shapes[index];
+    if (!ss->traces) {
+        ss->traces = calloc((size_t)prog->module->funcs[index].ninsns * 2, sizeof(aff_trace *));
+        if (!ss->traces)
+            return NULL; /* nothing kept: the models build their spans again */
+        ss->ntraces = prog->module->funcs[index].ninsns * 2;
+    }
+    return &ss->traces[(size_t)insn * 2];
+}
+
 void prof_analysis_free(prof_analysis *a)
 {
     if (!a)
@@ -262,6 +280,9 @@ void prof_analysis_free(prof_analysis *a)
         for (uint32_t k = 0; k < a->shapes[i].n; k++)
             prof_mem_shapes_free(a->shapes[i].slot[k]);
         free(a->shapes[i].slot);
+        for (uint32_t k = 0; k < a->shapes[i].ntraces; k++)
+            aff_trace_free(a->shapes[i].traces[k]);
+        free(a->shapes[i].traces);
     }
     free(a->funcs);
     free(a->shapes);

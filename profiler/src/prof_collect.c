@@ -62,8 +62,14 @@ static void func_free(mb_program *prog, func_prof *f)
             prof_mem_free(f->mems[i]);
         }
     if (f->cmps)
-        for (uint32_t i = 0; i < f->fn->ninsns; i++)
+        for (uint32_t i = 0; i < f->fn->ninsns; i++) {
+            if (!f->cmps[i])
+                continue;
+            aff_trace **kept = prof_analysis_traces(prog, f->index, i);
+            if (kept)
+                prof_cond_fit_take_traces(f->cmps[i], kept);
             prof_cond_fit_free(f->cmps[i]);
+        }
     if (f->loops)
         for (int l = 0; l < f->cfg->loops.nloops; l++)
             prof_hist_free(&f->loops[l].trips);
@@ -483,6 +489,9 @@ static void compare_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t i
             p->oom = 1;
             return;
         }
+        aff_trace **kept = prof_analysis_traces(p->prog, f->index, insn);
+        if (kept)
+            prof_cond_fit_give_traces(cf, kept);
     }
     if (!prof_cond_fit_open(cf)) {
         cf->execs++;

@@ -447,7 +447,23 @@ void prof_cond_fit_free(prof_cond_fit *cf)
     if (!cf)
         return;
     free(cf->shapes);
+    aff_free(&cf->op[0]);
+    aff_free(&cf->op[1]);
     free(cf);
+}
+
+void prof_cond_fit_take_traces(prof_cond_fit *cf, aff_trace **t)
+{
+    for (unsigned k = 0; k < 2; k++)
+        if (!t[k])
+            t[k] = aff_take_trace(&cf->op[k]);
+}
+
+void prof_cond_fit_give_traces(prof_cond_fit *cf, aff_trace **t)
+{
+    for (unsigned k = 0; k < 2; k++)
+        if (t[k] && aff_give_trace(&cf->op[k], t[k]))
+            t[k] = NULL;
 }
 
 /* ------------------------------------------------------------- fitting */
@@ -662,9 +678,7 @@ static void shape_record(const prof_cond_fit *cf, unsigned k, shape_operand *so,
         so->dmin = dl < so->dmin ? dl : so->dmin;
         so->dmax = dl > so->dmax ? dl : so->dmax;
     }
-    so->con_features = 0;
-    for (uint32_t t = 0; t < a->ct_beg[a->ncon]; t++)
-        so->con_features |= 1u << a->ct_idx[t];
+    so->con_features = a->span->con_used;
     so->v_lo = v0;
     so->gen = a->gen;
 }

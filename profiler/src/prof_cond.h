@@ -122,6 +122,12 @@ typedef struct prof_cond_exec {
 prof_cond_fit *prof_cond_fit_new(const mb_function *fn, const mb_insn *setp, uint32_t nfeatures,
                                  uint32_t launch);
 void prof_cond_fit_free(prof_cond_fit *cf);
+/* The traces of the operand models (aff_take_trace) move into t[0..1] where
+ * those are empty, to be given to the same comparison's fit in the next
+ * profile; giving hands each t[k] to a fit that has fitted nothing yet,
+ * and leaves in t[k] what it cannot use (NULL when taken). */
+void prof_cond_fit_take_traces(prof_cond_fit *cf, aff_trace **t);
+void prof_cond_fit_give_traces(prof_cond_fit *cf, aff_trace **t);
 /* Fits the operands to one execution. */
 void prof_cond_fit_add(prof_cond_fit *cf, const prof_cond_exec *ex);
 

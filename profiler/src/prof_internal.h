@@ -68,6 +68,9 @@ mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_st
  * `index` wait between profiles of the program (prof_mem_take_shapes); NULL
  * when none can be kept. Valid after prof_analysis_get for that function. */
 prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn);
+/* Likewise the traces of the operand models of comparison `insn`
+ * (prof_cond_fit_take_traces): two entries. */
+aff_trace **prof_analysis_traces(mb_program *prog, uint32_t index, uint32_t insn);
 
 typedef struct func_prof {
     const mb_function *fn;

@@ -64,7 +64,8 @@
  *   Lines not tracked because of the footprint cap are not counted.
  * affine: see prof_affine.h.
  *
- * Memory: a prof_mem is about 15 KiB plus 12 bytes per bank (once a
+ * Memory: a prof_mem is about 15 KiB plus the affine model's trace (about
+ * 8 KiB per stored sample, see prof_affine.h) plus 12 bytes per bank (once a
  * shared request needs the generic bank count), the line table (16 bytes per slot, load <= 1/2: at most 2^21 slots = 32 MiB at the
  * footprint cap; local lines of small frames take 8 bytes per word of the
  * frame, and shared lines 8 bytes per line of shared memory, instead, see
@@ -337,6 +338,7 @@ void prof_mem_free(prof_mem *pm)
     free(pm->sd_count);
     free(pm->sd_state);
     free(pm->wbits);
+    aff_free(&pm->aff);
     free(pm);
 }
 
@@ -1503,6 +1505,7 @@ struct prof_mem_shapes {
     uint32_t nmade;
     uint8_t next[PM_MEMO_SETS];
     uint64_t hits, records;
+    aff_trace *trace; /* the affine model's spans (prof_affine.h) */
 };
 
 /* The first use of a foreign memo m, which the request hits: its lane
@@ -1541,11 +1544,12 @@ static int memo_adopt(prof_mem *pm, pm_memo *m, const prof_mem_request *req, int
 
 prof_mem_shapes *prof_mem_take_shapes(prof_mem *pm)
 {
-    if (!pm->memo)
+    if (!pm->memo && !pm->aff.trace)
         return NULL;
     prof_mem_shapes *s = malloc(sizeof(*s));
     if (!s)
         return NULL;
+    s->trace = aff_take_trace(&pm->aff);
     s->cfg = pm->cfg;
     s->memo = pm->memo;
     memcpy(s->made, pm->memo_made, sizeof(s->made));
@@ -1574,6 +1578,8 @@ void prof_mem_give_shapes(prof_mem *pm, prof_mem_shapes *s)
         prof_mem_shapes_free(s);
         return;
     }
+    if (!aff_give_trace(&pm->aff, s->trace))
+        aff_trace_free(s->trace);
     pm->memo = s->memo;
     memcpy(pm->memo_made, s->made, sizeof(s->made));
     pm->nmemo_made = s->nmade;
@@ -1588,6 +1594,7 @@ void prof_mem_shapes_free(prof_mem_shapes *s)
     if (!s)
         return;
     memos_free(s->memo, s->made, s->nmade);
+    aff_trace_free(s->trace);
     free(s);
 }
 
