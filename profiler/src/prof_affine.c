@@ -545,11 +545,20 @@ static aff_span *span_traced(pm_affine *a, const int64_t *x)
 void aff_slow(pm_affine *a, const prof_mem_request *req)
 {
     const uint32_t nf = a->nf, nc = a->ncol;
-    int compiled = a->state == AFF_OK;
+    int compiled = a->state == AFF_OK, changed = 0;
     const int range_exact = aff_range_exact(a, req);
     for (uint32_t i = 0; i < req->lanes && a->state != AFF_REFUSED; i++) {
-        if (compiled && aff_entry_ok(a, req, i))
+        if (compiled && aff_entry_ok(a, req, i)) {
+            /* the model just changed and accepts this entry: when it accepts
+             * every later one too, nothing is left to do (checked over the
+             * range at once, but only now: right after a change the next
+             * entry often fails, and the range check would pay for every
+             * lane to find that out) */
+            if (changed && range_exact && i + 1 < req->lanes && !aff_fast_bad(a, req, i + 1))
+                break;
+            changed = 0;
             continue;
+        }
         int64_t x[PM_MAXCOL], rem[PM_MAXCOL];
         x[0] = 1;
         for (uint32_t k = 0; k < nf; k++)
@@ -586,10 +595,7 @@ void aff_slow(pm_affine *a, const prof_mem_request *req)
             compiled = a->state == AFF_OK;
             if (compiled)
                 compile_model(a);
-            /* the new model accepts every later entry: nothing left to do
-             * (checked over the range at once rather than entry by entry) */
-            if (compiled && range_exact && i + 1 < req->lanes && !aff_fast_bad(a, req, i + 1))
-                break;
+            changed = 1;
         }
     }
 }

@@ -1099,12 +1099,26 @@ int prof_mem_needs_features(const prof_mem *pm)
 }
 
 /*
+ * Whether the features of `used` from 3 on (all but the thread ids) are
+ * uniform over the request. The check reads no other feature, so the others
+ * may vary from lane to lane without changing what entry 0 stands for.
+ */
+static inline int uniform_from3(const prof_mem_request *req, uint32_t used)
+{
+    for (uint32_t m = used & ~7u; m; m &= m - 1)
+        if (req->feature_lanes[__builtin_ctz(m)])
+            return 0;
+    return 1;
+}
+
+/*
  * The affine check of a request. `shape`: the verification record of the
  * request's shape (its lanes and address differences a[i] - a[0]), or NULL.
  *
  * Why entry 0 can suffice: let R' be an earlier request of this shape with
  * the same warp tag that the current model reproduced, and R this one,
- * with every feature but the thread ids uniform over the request. The
+ * both with every feature the model's check reads but the thread ids
+ * uniform over the request (uniform_from3). The
  * thread-id columns are the same in R and R' (same tag), so every
  * feature's difference between entry i and entry 0 is the same in both;
  * so are the address differences (same shape). The model and the span
@@ -1117,14 +1131,12 @@ static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *sh
     if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
         return; /* what aff_request would do, without looking at the request */
     const uint32_t tag = req->warp_tag;
-    int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
-    for (uint32_t k = 3; tagged && k < a->nf; k++)
-        tagged = req->feature_lanes[k] == NULL;
+    const int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
     if (tagged && a->state == AFF_OK && shape->gen == a->gen && ((shape->tags >> (tag - 1)) & 1) &&
-        aff_entry_ok(a, req, 0))
+        uniform_from3(req, a->used) && aff_entry_ok(a, req, 0))
         return;
     aff_request(a, req);
-    if (tagged && a->state == AFF_OK) {
+    if (tagged && a->state == AFF_OK && uniform_from3(req, a->used)) {
         if (shape->gen != a->gen) {
             shape->tags = 0;
             shape->gen = a->gen;
