@@ -214,7 +214,10 @@ struct prof_mem {
 
     /* scattered strides: per stride in [-PM_STRIDE_DIRECT, PM_STRIDE_DIRECT]
      * a count and its bucket (0 undecided, 1 its own, 2 PM_STRIDE_OTHER);
-     * allocated on the first request without a constant stride */
+     * allocated on the first request without a constant stride. A count is
+     * written from the time its stride is decided its own (state 1) on:
+     * clearing them all would cost more than the few requests of a small
+     * launch that use them. */
     uint64_t *sd_count;
     uint8_t *sd_state;
     uint64_t sd_other;
@@ -417,7 +420,7 @@ static void strides_table(prof_mem *pm)
 {
     const uint64_t span = 2 * PM_STRIDE_DIRECT;
     if (!pm->sd_count) {
-        pm->sd_count = calloc(span + 1, sizeof(uint64_t));
+        pm->sd_count = malloc((span + 1) * sizeof(uint64_t));
         pm->sd_state = calloc(span + 1, 1);
         if (!pm->sd_count || !pm->sd_state) {
             free(pm->sd_count);
@@ -442,6 +445,7 @@ static inline __attribute__((always_inline)) int stride_one(prof_mem *pm, uint64
         if (!prof_hist_add(h, bucket, 0))
             return 0;
         state = pm->sd_state[slot] = bucket == v ? 1 : 2;
+        pm->sd_count[slot] = 0;
     }
     if (state == 1)
         pm->sd_count[slot]++;
@@ -520,9 +524,26 @@ static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
 static void strides_drain(prof_mem *pm)
 {
     prof_hist *h = &pm->res.lane_stride;
-    if (pm->sd_count)
-        prof_hist_direct_drain(h, pm->sd_count, 2 * PM_STRIDE_DIRECT + 1,
-                               PM_STRIDE_BIAS - PM_STRIDE_DIRECT);
+    const uint64_t size = 2 * PM_STRIDE_DIRECT + 1, base = PM_STRIDE_BIAS - PM_STRIDE_DIRECT;
+    uint64_t *cnt = pm->sd_count;
+    const uint8_t *st = pm->sd_state;
+    /* only strides of state 1 have counts (and entries, reserved) */
+    if (cnt && h->n < size) {
+        for (uint32_t k = 0; k < h->n; k++) {
+            const uint64_t i = h->value[k] - base;
+            if (i < size && st[i] == 1 && cnt[i]) {
+                h->count[k] += cnt[i];
+                h->total += cnt[i];
+                cnt[i] = 0;
+            }
+        }
+    } else if (cnt) {
+        for (uint64_t i = 0; i < size; i++)
+            if (st[i] == 1 && cnt[i]) {
+                (void)prof_hist_add(h, base + i, cnt[i]); /* reserved: cannot fail */
+                cnt[i] = 0;
+            }
+    }
     if (pm->sd_other) {
         (void)prof_hist_add(h, PM_STRIDE_OTHER, pm->sd_other);
         pm->sd_other = 0;
