@@ -32,6 +32,26 @@ expect_grep() {
   if grep -qE -- "$2" "$1"; then pass; else fail "$3: '$2' not found in $(basename "$1")"; sed 's/^/  | /' "$1" | head -5 >&2; fi
 }
 
+# ptxas of the CUDA toolkit, or empty where it is not installed (its checks are skipped).
+PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
+
+# profile_clone LABEL DIR: profiles the clone in DIR (clone.ptx with its
+# launch.json) into DIR/prof.
+profile_clone() {
+  expect_exit 0 "$1: profile the clone" -- "$MINIBENCH" profile "$2/clone.ptx" \
+    --launch "$2/launch.json" -o "$2/prof"
+}
+
+# check_clone LABEL DIR: the clone in DIR passes ptxas (when installed), runs
+# under minibench without faults, and is profiled into DIR/prof.
+check_clone() {
+  if [ -n "$PTXAS" ]; then
+    expect_exit 0 "$1: ptxas" -- "$PTXAS" -arch=sm_75 "$2/clone.ptx" -o "$2/clone.cubin"
+  fi
+  expect_exit 0 "$1: run" -- "$MINIBENCH" run "$2/clone.ptx" --launch "$2/launch.json"
+  profile_clone "$1" "$2"
+}
+
 finish() {
   echo "$passes passed, $failures failed"
   [ "$failures" -eq 0 ]

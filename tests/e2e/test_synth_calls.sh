@@ -8,7 +8,6 @@
 # Recursion is refused with its reason.
 source "$(dirname "$0")/lib.sh"
 CALLS="$MB_SOURCE_DIR/tests/synth/calls"
-PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
 expect_exit 0 "profile the crafted kernels" -- "$MINIBENCH" profile "$CALLS/calls.ptx" \
   --launch "$CALLS/launch.json" -o "$TMP/p"
 for R in 1 2 max; do
@@ -18,12 +17,7 @@ for R in 1 2 max; do
   [ "$n" = 2 ] && pass || fail "R=$R: $n calls in clone.ptx, expected 2"
   expect_grep "$C/clone.ptx" "^\.func \(\.param \.b32 func_retval0\) add_some\($" "R=$R: the .func"
   expect_grep "$C/clone.ptx" "st\.param\.b32 \[func_retval0\], " "R=$R: the result is returned"
-  if [ -n "$PTXAS" ]; then
-    expect_exit 0 "R=$R: ptxas" -- "$PTXAS" -arch=sm_75 "$C/clone.ptx" -o "$C/clone.cubin"
-  fi
-  expect_exit 0 "R=$R: run" -- "$MINIBENCH" run "$C/clone.ptx" --launch "$C/launch.json"
-  expect_exit 0 "R=$R: profile the clone" -- "$MINIBENCH" profile "$C/clone.ptx" \
-    --launch "$C/launch.json" -o "$C/prof"
+  check_clone "R=$R" "$C"
   "$MINIBENCH" compare "$TMP/p/twice.0" "$C/prof/twice.0" --reduction $R --check >"$TMP/cmp" 2>/dev/null
   expect_grep "$TMP/cmp" "^CFG +same" "R=$R: same CFG in the kernel and the function"
   expect_grep "$TMP/cmp" "^function add_some: 488 calls in A, 488 in B" "R=$R: every call made"
@@ -51,8 +45,7 @@ for R in 1 2; do
   arg=$(grep -oE "ld\.param\.u32 %r[0-9]+, \[_Z9digit_sumjj_param_0\]" "$TMP/func" | grep -oE "%r[0-9]+")
   expect_grep "$TMP/func" "setp\.[a-z]+\.u32 %p[0-9]+, %r[0-9]+, $arg;" "devfunc R=$R: the loop tests the argument"
   grep -q "selp" "$TMP/func" && fail "devfunc R=$R: the callee still selects its trip count" || pass
-  expect_exit 0 "devfunc R=$R: profile the clone" -- "$MINIBENCH" profile "$C/clone.ptx" \
-    --launch "$C/launch.json" -o "$C/prof"
+  profile_clone "devfunc R=$R" "$C"
   "$MINIBENCH" compare "$TMP/d/digit_sums.0" "$C/prof/digit_sums.0" --reduction $R --check >"$TMP/cmp" 2>/dev/null
   if sed -n '/^check/,$p' "$TMP/cmp" | grep -qE "ECount|thread instructions"; then
     fail "devfunc R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | grep -E "ECount|thread instructions" | head -1)"

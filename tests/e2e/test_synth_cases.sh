@@ -22,8 +22,7 @@ for c in "${cases[@]}"; do
   kernel=${k%.*}
   expect_exit 0 "synth $k" -- "$MINIBENCH" synth "$TMP/p/$k" --reduction 1 -o "$TMP/c/$k"
   expect_grep "$TMP/out" "branch in block $block \(line [0-9]+\): $name" "$k: $name recognised"
-  expect_exit 0 "profile the clone of $k" -- "$MINIBENCH" profile "$TMP/c/$k/clone.ptx" \
-    --launch "$TMP/c/$k/launch.json" -o "$TMP/c/$k/prof"
+  profile_clone "$k" "$TMP/c/$k"
   expect_exit 0 "compare $k" -- "$MINIBENCH" compare "$TMP/p/$k" "$TMP/c/$k/prof/$kernel.0"
   # the case's branch: same taken fraction (counts reproduced) and divergence within 2 points
   line=$(grep -E "^  $block +[0-9]+ " "$TMP/out" | head -1)
@@ -50,8 +49,7 @@ expect_exit 0 "profile tiled_inner" -- "$MINIBENCH" profile "$SYN/divergence.ptx
 for R in 1 4; do
   expect_exit 0 "synth tiled_inner R=$R" -- "$MINIBENCH" synth "$TMP/t/tiled_inner.6" --reduction $R \
     -o "$TMP/t/c$R"
-  expect_exit 0 "profile the clone of tiled_inner R=$R" -- "$MINIBENCH" profile "$TMP/t/c$R/clone.ptx" \
-    --launch "$TMP/t/c$R/launch.json" -o "$TMP/t/c$R/prof"
+  profile_clone "tiled_inner R=$R" "$TMP/t/c$R"
 done
 if command -v python3 >/dev/null; then
   inner='import json, sys

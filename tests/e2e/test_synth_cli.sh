@@ -62,15 +62,12 @@ done
 # --- the clone runs and matches its original at every reduction
 for R in 1 2 8 max; do
   expect_exit 0 "synth R=$R" -- "$MINIBENCH" synth "$A" --reduction $R -o "$TMP/r$R"
-  expect_exit 0 "run R=$R" -- "$MINIBENCH" run "$TMP/r$R/clone.ptx" --launch "$TMP/r$R/launch.json"
-  expect_exit 0 "profile R=$R" -- "$MINIBENCH" profile "$TMP/r$R/clone.ptx" \
-    --launch "$TMP/r$R/launch.json" -o "$TMP/r$R/prof"
+  check_clone "R=$R" "$TMP/r$R"
   expect_exit 0 "compare --check R=$R" -- "$MINIBENCH" compare "$A" "$TMP/r$R/prof/vecadd.0" \
     --reduction $R --check
 done
 
 # --- ptxas accepts the clone (when the CUDA toolkit is installed)
-PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
 if [ -n "$PTXAS" ]; then
   expect_exit 0 "ptxas" -- "$PTXAS" -arch=sm_75 "$TMP/c/clone.ptx" -o "$TMP/c/clone.cubin"
 else

@@ -9,7 +9,6 @@
 # and eleven clones run the original's thread instructions within 2% at R = 1. The other
 # statistics are printed for docs/results.md.
 source "$(dirname "$0")/lib.sh"
-PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
 [ -n "$PTXAS" ] || echo "ptxas not found: the ptxas checks are skipped"
 for dir in "$EX"/*/; do
   name=$(basename "$dir")
@@ -32,12 +31,7 @@ for dir in "$EX"/*/; do
       continue
     fi
     pass
-    if [ -n "$PTXAS" ]; then
-      expect_exit 0 "$name R=$R: ptxas" -- "$PTXAS" -arch=sm_75 "$C/clone.ptx" -o "$C/clone.cubin"
-    fi
-    expect_exit 0 "$name R=$R: run" -- "$MINIBENCH" run "$C/clone.ptx" --launch "$C/launch.json"
-    expect_exit 0 "$name R=$R: profile the clone" -- "$MINIBENCH" profile "$C/clone.ptx" \
-      --launch "$C/launch.json" -o "$C/prof"
+    check_clone "$name R=$R" "$C"
     "$MINIBENCH" compare "$prof" "$C/prof/$kernel.0" --reduction $R --check >"$TMP/cmp" 2>/dev/null
     grep -q "^CFG  *same" "$TMP/cmp" && pass || fail "$name R=$R: the CFG differs"
     if grep -qE "^  block [0-9]+ .*(ECount|barriers)" "$TMP/cmp"; then
