@@ -12,22 +12,26 @@
 
 #include <stdlib.h>
 
-/* Per instruction of a function: the shapes its memory statistics learnt
- * (prof_mem_take_shapes) and the traces of its comparison's operand models
- * (aff_take_trace), waiting for the next profile. Unlike the analyses
- * these change from profile to profile; each profile takes them when it
- * starts counting an instruction and puts them back when it is freed. */
+/* What one instruction's statistics learnt and a later profile of the same
+ * program starts from: the shapes of its memory statistics
+ * (prof_mem_take_shapes) and the traces of its comparison's two operand
+ * models (aff_take_trace). Unlike the analyses these change from profile to
+ * profile; each profile takes them when it starts counting an instruction
+ * and puts them back when it is freed. */
+typedef struct insn_kept {
+    prof_mem_shapes *shapes;
+    aff_trace *traces[2];
+} insn_kept;
+
 typedef struct shape_slots {
-    prof_mem_shapes **slot;
+    insn_kept *insn; /* per instruction; NULL until first asked for */
     uint32_t n;
-    aff_trace **traces; /* two per instruction */
-    uint32_t ntraces;
 } shape_slots;
 
 struct prof_analysis {
     uint32_t nfuncs;
     prof_func_static **funcs; /* per module function; NULL until first analysed */
-    shape_slots *shapes;      /* per module function; slot NULL until first asked for */
+    shape_slots *shapes;      /* per module function; instructions NULL until first asked for */
 };
 
 static mb_status nomem(mb_error *err)
@@ -241,34 +245,33 @@ mb_status prof_analysis_get(mb_program *prog, uint32_t index, const prof_func_st
     return MB_OK;
 }
 
-prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn)
+/* Instruction insn's record, allocated for the whole function on first use;
+ * NULL when nothing can be kept (the statistics then learn afresh). */
+static insn_kept *kept_of(mb_program *prog, uint32_t index, uint32_t insn)
 {
     prof_analysis *a = prog->analysis;
     if (!a || index >= a->nfuncs || insn >= prog->module->funcs[index].ninsns)
         return NULL;
     shape_slots *ss = &a->shapes[index];
-    if (!ss->slot) {
-        ss->slot = calloc(prog->module->funcs[index].ninsns, sizeof(prof_mem_shapes *));
-        if (!ss->slot)
-            return NULL; /* nothing kept: the statistics relearn their shapes */
+    if (!ss->insn) {
+        ss->insn = calloc(prog->module->funcs[index].ninsns, sizeof(insn_kept));
+        if (!ss->insn)
+            return NULL;
         ss->n = prog->module->funcs[index].ninsns;
     }
-    return &ss->slot[insn];
+    return &ss->insn[insn];
+}
+
+prof_mem_shapes **prof_analysis_shapes(mb_program *prog, uint32_t index, uint32_t insn)
+{
+    insn_kept *k = kept_of(prog, index, insn);
+    return k ? &k->shapes : NULL;
 }
 
 aff_trace **prof_analysis_traces(mb_program *prog, uint32_t index, uint32_t insn)
 {
-    prof_analysis *a = prog->analysis;
-    if (!a || index >= a->nfuncs || insn >= prog->module->funcs[index].ninsns)
-        return NULL;
-    shape_slots *ss = &a->shapes[index];
-    if (!ss->traces) {
-        ss->traces = calloc((size_t)prog->module->funcs[index].ninsns * 2, sizeof(aff_trace *));
-        if (!ss->traces)
-            return NULL; /* nothing kept: the models build their spans again */
-        ss->ntraces = prog->module->funcs[index].ninsns * 2;
-    }
-    return &ss->traces[(size_t)insn * 2];
+    insn_kept *k = kept_of(prog, index, insn);
+    return k ? k->traces : NULL;
 }
 
 void prof_analysis_free(prof_analysis *a)
@@ -277,12 +280,13 @@ void prof_analysis_free(prof_analysis *a)
         return;
     for (uint32_t i = 0; i < a->nfuncs; i++) {
         func_static_free(a->funcs[i]);
-        for (uint32_t k = 0; k < a->shapes[i].n; k++)
-            prof_mem_shapes_free(a->shapes[i].slot[k]);
-        free(a->shapes[i].slot);
-        for (uint32_t k = 0; k < a->shapes[i].ntraces; k++)
-            aff_trace_free(a->shapes[i].traces[k]);
-        free(a->shapes[i].traces);
+        for (uint32_t k = 0; k < a->shapes[i].n; k++) {
+            insn_kept *kept = &a->shapes[i].insn[k];
+            prof_mem_shapes_free(kept->shapes);
+            aff_trace_free(kept->traces[0]);
+            aff_trace_free(kept->traces[1]);
+        }
+        free(a->shapes[i].insn);
     }
     free(a->funcs);
     free(a->shapes);
