@@ -9,58 +9,94 @@
 #include <jansson.h>
 #include <string.h>
 
-typedef struct profiled {
+/* One module, one memory and one program for every launch of a manifest. */
+typedef struct session {
     mb_module *m;
     mb_memory *mem;
     mb_program *prog;
     mb_manifest *man;
     mb_manifest_run *run;
+} session;
+
+static void fail_with(const char *what, const mb_error *err)
+{
+    char msg[2048];
+    mb_error_format(err, msg, sizeof(msg));
+    fail_msg("%s failed: %s", what, msg);
+}
+
+/* Parses the PTX text and binds the manifest; fails the test on error. */
+static void session_open(session *s, const char *ptx, const char *name, const char *manifest_json)
+{
+    memset(s, 0, sizeof(*s));
+    mb_error err;
+    mb_error_clear(&err);
+    mb_status st = mb_ptx_parse(ptx, strlen(ptx), name, &s->m, &err);
+    if (st == MB_OK)
+        st = mb_memory_new(&s->mem, &err);
+    if (st == MB_OK)
+        st = mb_program_new(s->m, s->mem, &s->prog, &err);
+    if (st == MB_OK)
+        st = mb_manifest_parse(manifest_json, strlen(manifest_json), "m.json", &s->man, &err);
+    if (st == MB_OK)
+        st = mb_manifest_bind(s->man, s->prog, s->mem, &s->run, &err);
+    if (st != MB_OK)
+        fail_with(name, &err);
+}
+
+static void session_close(session *s)
+{
+    mb_manifest_run_free(s->run);
+    mb_manifest_free(s->man);
+    mb_program_free(s->prog);
+    mb_memory_free(s->mem);
+    mb_module_free(s->m);
+}
+
+/* Runs launch i of the session (profiled: *p gets its finished profile). */
+static mb_status session_launch(session *s, uint32_t i, mb_profile **p, mb_exec_stats *stats, mb_error *err)
+{
+    const mb_launch_config *cfg = mb_manifest_launch(s->run, i);
+    mb_exec_options opt = {1, 0, 0, NULL};
+    memset(stats, 0, sizeof(*stats));
+    mb_status st = MB_OK;
+    if (p) {
+        st = mb_profile_new(s->prog, s->mem, cfg, NULL, p, err);
+        if (st == MB_OK)
+            opt.observer = mb_profile_observer(*p);
+    }
+    if (st == MB_OK)
+        st = mb_launch(s->prog, s->mem, cfg, &opt, stats, err);
+    if (st == MB_OK && p)
+        st = mb_profile_finish(*p, stats, err);
+    return st;
+}
+
+typedef struct profiled {
+    session s;
     mb_profile *p;
     json_t *json;
     mb_exec_stats stats;
 } profiled;
 
-/* Profiles launch `which` of manifest `manifest_json` on PTX text; fails the test on error. */
+/* Profiles launch `which` of manifest `manifest_json` on PTX text, after
+ * running the launches before it; fails the test on error. */
 static void profile_text(profiled *r, const char *ptx, const char *name, const char *manifest_json,
                          uint32_t which)
 {
     memset(r, 0, sizeof(*r));
+    session_open(&r->s, ptx, name, manifest_json);
     mb_error err;
     mb_error_clear(&err);
-    mb_status st = mb_ptx_parse(ptx, strlen(ptx), name, &r->m, &err);
-    if (st == MB_OK)
-        st = mb_memory_new(&r->mem, &err);
-    if (st == MB_OK)
-        st = mb_program_new(r->m, r->mem, &r->prog, &err);
-    if (st == MB_OK)
-        st = mb_manifest_parse(manifest_json, strlen(manifest_json), "m.json", &r->man, &err);
-    if (st == MB_OK)
-        st = mb_manifest_bind(r->man, r->prog, r->mem, &r->run, &err);
-    for (uint32_t i = 0; st == MB_OK && i <= which; i++) {
-        const mb_launch_config *cfg = mb_manifest_launch(r->run, i);
-        mb_exec_options opt = {1, 0, 0, NULL};
-        mb_exec_stats stats;
-        memset(&stats, 0, sizeof(stats));
-        if (i == which) {
-            st = mb_profile_new(r->prog, r->mem, cfg, NULL, &r->p, &err);
-            if (st == MB_OK)
-                opt.observer = mb_profile_observer(r->p);
-        }
-        if (st == MB_OK)
-            st = mb_launch(r->prog, r->mem, cfg, &opt, &stats, &err);
-        if (st == MB_OK && i == which) {
-            r->stats = stats;
-            st = mb_profile_finish(r->p, &stats, &err);
-        }
-    }
+    mb_status st = MB_OK;
+    for (uint32_t i = 0; st == MB_OK && i <= which; i++)
+        st = session_launch(&r->s, i, i == which ? &r->p : NULL, &r->stats, &err);
     mb_buf json = MB_BUF_INIT;
     if (st == MB_OK)
         st = mb_profile_write_json(r->p, &json, &err);
     if (st != MB_OK) {
-        char msg[2048];
-        mb_error_format(&err, msg, sizeof(msg));
         mb_buf_free(&json);
-        fail_msg("profiling %s failed: %s", name, msg);
+        fail_with(name, &err);
     }
     json_error_t jerr;
     r->json = json_loads(json.data, 0, &jerr);
@@ -72,11 +108,7 @@ static void profiled_free(profiled *r)
 {
     json_decref(r->json);
     mb_profile_free(r->p);
-    mb_manifest_run_free(r->run);
-    mb_manifest_free(r->man);
-    mb_program_free(r->prog);
-    mb_memory_free(r->mem);
-    mb_module_free(r->m);
+    session_close(&r->s);
 }
 
 #endif

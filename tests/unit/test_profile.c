@@ -467,52 +467,17 @@ static char *fresh_profile(const char *ptx, const char *manifest, uint32_t which
     return text;
 }
 
-/* One module, one memory and one program for every launch of a manifest. */
-typedef struct session {
-    mb_module *m;
-    mb_memory *mem;
-    mb_program *prog;
-    mb_manifest *man;
-    mb_manifest_run *run;
-} session;
-
-static void session_open(session *s, const char *ptx, const char *manifest)
-{
-    memset(s, 0, sizeof(*s));
-    mb_error err;
-    mb_error_clear(&err);
-    assert_int_equal(mb_ptx_parse(ptx, strlen(ptx), "session.ptx", &s->m, &err), MB_OK);
-    assert_int_equal(mb_memory_new(&s->mem, &err), MB_OK);
-    assert_int_equal(mb_program_new(s->m, s->mem, &s->prog, &err), MB_OK);
-    assert_int_equal(mb_manifest_parse(manifest, strlen(manifest), "m.json", &s->man, &err), MB_OK);
-    assert_int_equal(mb_manifest_bind(s->man, s->prog, s->mem, &s->run, &err), MB_OK);
-}
-
 /* Profiles launch i of the session's manifest (run in order) and returns its JSON. */
 static char *session_profile(session *s, uint32_t i)
 {
     mb_error err;
     mb_error_clear(&err);
-    const mb_launch_config *cfg = mb_manifest_launch(s->run, i);
     mb_profile *p = NULL;
-    assert_int_equal(mb_profile_new(s->prog, s->mem, cfg, NULL, &p, &err), MB_OK);
-    mb_exec_options opt = {1, 0, 0, mb_profile_observer(p)};
     mb_exec_stats stats;
-    memset(&stats, 0, sizeof(stats));
-    assert_int_equal(mb_launch(s->prog, s->mem, cfg, &opt, &stats, &err), MB_OK);
-    assert_int_equal(mb_profile_finish(p, &stats, &err), MB_OK);
+    assert_int_equal(session_launch(s, i, &p, &stats, &err), MB_OK);
     char *text = profile_dump(p);
     mb_profile_free(p);
     return text;
-}
-
-static void session_close(session *s)
-{
-    mb_manifest_run_free(s->run);
-    mb_manifest_free(s->man);
-    mb_program_free(s->prog);
-    mb_memory_free(s->mem);
-    mb_module_free(s->m);
 }
 
 /* Two kernels with different CFGs (a loop nest with shared and data-dependent
@@ -534,7 +499,7 @@ static void test_analyses_kept_with_program(void **state)
 {
     (void)state;
     session s;
-    session_open(&s, two_kernels_ptx, two_kernels_manifest);
+    session_open(&s, two_kernels_ptx, "session.ptx", two_kernels_manifest);
     for (uint32_t i = 0; i < mb_manifest_nlaunches(s.man); i++) {
         char *kept = session_profile(&s, i);
         char *fresh = fresh_profile(two_kernels_ptx, two_kernels_manifest, i);
@@ -559,8 +524,8 @@ static void test_analyses_per_program(void **state)
         " \"d\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"sequence\", \"start\": 1, \"step\": 0}}},"
         " \"launches\": [{\"kernel\": \"k\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", 5]}]}";
     session a, b;
-    session_open(&a, branch_ptx, manifest_a);
-    session_open(&b, loops_ptx, manifest_b);
+    session_open(&a, branch_ptx, "session.ptx", manifest_a);
+    session_open(&b, loops_ptx, "session.ptx", manifest_b);
     char *fresh_a = fresh_profile(branch_ptx, manifest_a, 0);
     char *fresh_b = fresh_profile(loops_ptx, manifest_b, 0);
     assert_true(strcmp(fresh_a, fresh_b) != 0);
@@ -650,7 +615,7 @@ static void test_examples(void **state)
             check_conservation(r.p, r.stats.threads);
             check_mix_total(&r);
             mb_buf dot = MB_BUF_INIT;
-            assert_int_equal(mb_dfsg_write_dot(r.m, r.p, &dot, &err), MB_OK);
+            assert_int_equal(mb_dfsg_write_dot(r.s.m, r.p, &dot, &err), MB_OK);
             assert_non_null(strstr(dot.data, "ecount="));
             char *json = json_dumps(r.json, JSON_SORT_KEYS);
             size_t total = strlen(json) + dot.len + 1;
