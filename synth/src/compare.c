@@ -476,12 +476,45 @@ static int same_cfgs(const mb_sprof *pa, const mb_sprof *pb, char *why, size_t n
     return 1;
 }
 
+/* The share (0..1) of each name of `sum` (A's launch mix of classes, or of
+ * opcodes with `opcodes`) that a clone of
+ * A at reduction r should run: every block's classes weighted by its
+ * expected ECount over its own, since the loops shrink by r and the code
+ * around them does not. NULL when out of memory. */
+static double *mix_expected(const mb_sprof *p, double r, int opcodes, const mb_sprof_mix *sum)
+{
+    double *want = calloc(sum->n + 1, sizeof(*want)), total = 0;
+    if (!want)
+        return NULL;
+    for (size_t f = 0; f < p->nfuncs; f++)
+        for (size_t b = 0; b < p->funcs[f].nblocks; b++) {
+            const mb_sprof_block *x = &p->funcs[f].blocks[b];
+            if (!x->ecount)
+                continue;
+            double w = mb_sprof_expected_ecount_in(p, f, (int)b, r) / (double)x->ecount;
+            const mb_sprof_mix *m = opcodes ? &x->opcodes : &x->classes;
+            for (size_t i = 0; i < sum->n; i++) {
+                double n = w * (double)mix_get(m, sum->name[i]);
+                want[i] += n;
+                total += n;
+            }
+        }
+    for (size_t i = 0; i < sum->n; i++)
+        want[i] = total > 0 ? want[i] / total : 0;
+    return want;
+}
+
+/* Two mixes side by side. `want` (shares A's clone at the reduction
+ * should have, parallel to A's names; NULL at R = 1, where that is A's
+ * own mix) adds a column and is what a check holds B to. */
 static void compare_mix(cmp_ctx *c, const char *title, const mb_sprof_mix *a,
-                        const mb_sprof_mix *b, int check, json_t *jarr)
+                        const mb_sprof_mix *b, int check, const double *want, json_t *jarr)
 {
     double ta = (double)mix_total(a), tb = (double)mix_total(b);
-    out(c, "\n%s (percent of thread instructions)\n  %-14s %9s %9s %8s\n", title, "name", "A", "B",
-        "diff");
+    out(c, "\n%s (percent of thread instructions)\n  %-14s %9s", title, "name", "A");
+    if (want)
+        out(c, " %9s", "A at R");
+    out(c, " %9s %8s\n", "B", "diff");
     /* every name of A, then the names only B has */
     for (int pass = 0; pass < 2; pass++) {
         const mb_sprof_mix *m = pass ? b : a;
@@ -492,12 +525,20 @@ static void compare_mix(cmp_ctx *c, const char *title, const mb_sprof_mix *a,
             double pb = tb > 0 ? 100 * (double)mix_get(b, m->name[i]) / tb : 0;
             if (pass && pb == 0)
                 continue;
-            out(c, "  %-14s %9.3f %9.3f %+8.3f\n", m->name[i], pa, pb, pb - pa);
-            json_array_append_new(jarr, json_pack("{s:s, s:f, s:f, s:f}", "name", m->name[i],
-                                                  "percent_a", pa, "percent_b", pb, "diff", pb - pa));
-            if (check && c->tol && fabs(pb - pa) > 100 * c->tol->mix_pts + 1e-9)
-                violate(c, "instruction mix: %s %.2f%% vs %.2f%% (%+.2f points, tolerance %.0f)",
-                        m->name[i], pa, pb, pb - pa, 100 * c->tol->mix_pts);
+            double pw = want && !pass ? 100 * want[i] : want ? 0 : pa;
+            out(c, "  %-14s %9.3f", m->name[i], pa);
+            if (want)
+                out(c, " %9.3f", pw);
+            out(c, " %9.3f %+8.3f\n", pb, pb - pw);
+            json_t *row = json_pack("{s:s, s:f, s:f, s:f}", "name", m->name[i], "percent_a", pa,
+                                    "percent_b", pb, "diff", pb - pw);
+            if (row && want)
+                json_object_set_new(row, "percent_a_at_r", json_real(pw));
+            json_array_append_new(jarr, row);
+            if (check && c->tol && fabs(pb - pw) > 100 * c->tol->mix_pts + 1e-9)
+                violate(c, "instruction mix: %s %.2f%% vs %.2f%% (%+.2f points, tolerance %.0f)%s",
+                        m->name[i], pw, pb, pb - pw, 100 * c->tol->mix_pts,
+                        want ? " at the reduction" : "");
         }
     }
 }
@@ -574,10 +615,18 @@ mb_status mb_sprof_compare(const mb_sprof *pa, const mb_sprof *pb, const mb_comp
     st = st == MB_OK ? mix_sum(pb, 0, &cb) : st;
     st = st == MB_OK ? mix_sum(pa, 1, &oa) : st;
     st = st == MB_OK ? mix_sum(pb, 1, &ob) : st;
+    /* at R != 1 B is held to the mix A's blocks give at their expected counts */
+    const double r = tol ? tol->reduction : 1;
+    double *want_c = NULL, *want_o = NULL;
+    if (st == MB_OK && r != 1 &&
+        (!(want_c = mix_expected(pa, r, 0, &ca)) || !(want_o = mix_expected(pa, r, 1, &oa))))
+        st = MB_ERR_NOMEM;
     if (st == MB_OK) {
-        compare_mix(&c, "instruction classes", &ca, &cb, 1, jcls);
-        compare_mix(&c, "opcodes", &oa, &ob, 0, jops);
+        compare_mix(&c, "instruction classes", &ca, &cb, 1, want_c, jcls);
+        compare_mix(&c, "opcodes", &oa, &ob, 0, want_o, jops);
     }
+    free(want_c);
+    free(want_o);
     mix_free(&ca);
     mix_free(&cb);
     mix_free(&oa);

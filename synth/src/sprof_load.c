@@ -311,6 +311,13 @@ static mb_status load_blocks(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         TRY(get_int_or_null(ld, jb, "loop", &b->loop));
         TRY(get_str(ld, jb, "chain", 0, &chain));
         TRY(split_words(ld, chain, &b->chain, &b->nchain));
+        json_t *mix = json_object_get(jb, "instruction_mix");
+        at(ld, "functions[%d].blocks[%zu].instruction_mix", fi, i);
+        if (!json_is_object(mix))
+            return fail(ld, "must be an object");
+        TRY(get_mix(ld, mix, "classes", &b->classes));
+        TRY(get_mix(ld, mix, "opcodes", &b->opcodes));
+        at(ld, "functions[%d].blocks[%zu]", fi, i);
         TRY(get_hist(ld, jb, "dependence_distance", &b->dep_distance));
         TRY(load_deps(ld, jb, b));
         b->first_insn = insn;

@@ -18,13 +18,19 @@
     "                       \"opcodes\": {\"add.s32\": 300, \"bra\": 100}},\n"                     \
     "   \"blocks\": [\n"                                                                           \
     "    {\"id\": 0, \"name\": \"BB0\", \"ecount\": 64, \"lcount\": 0, \"scount\": 0, \"threads\": 64,\n" \
-    "     \"warp_execs\": 2, \"entries\": 64, \"exits\": 0, \"loop\": null, \"chain\": \"add.s32 bra\",\n" \
+    "     \"warp_execs\": 2, \"entries\": 64, \"exits\": 0, \"loop\": null,\n"                 \
+    "     \"instruction_mix\": {\"classes\": {\"int\": 64, \"ctrl\": 36},\n"                      \
+    "                         \"opcodes\": {\"add.s32\": 64, \"bra\": 36}},\n"                   \
+    "     \"chain\": \"add.s32 bra\",\n"                                                          \
     "     \"dependence_distance\": {\"1\": 1}, \"dependences\": \"- 1\"},\n"                         \
     "    {\"id\": 1, \"name\": \"L1\", \"ecount\": " ECOUNT1 ", \"lcount\": 96, \"scount\": 0,\n"   \
     "     \"threads\": 32, \"warp_execs\": 4, \"entries\": 0, \"exits\": 0, \"loop\": 0,\n"        \
+    "     \"instruction_mix\": {\"classes\": {\"int\": 236}, \"opcodes\": {\"add.s32\": 236}},\n"  \
     "     \"chain\": \"add.s32 ld.f32 bra\"},\n"                                                   \
     "    {\"id\": 2, \"name\": \"BB2\", \"ecount\": 64, \"lcount\": 0, \"scount\": 0, \"threads\": 64,\n" \
-    "     \"warp_execs\": 2, \"entries\": 0, \"exits\": 64, \"loop\": null, \"chain\": \"ret\"}],\n" \
+    "     \"warp_execs\": 2, \"entries\": 0, \"exits\": 64, \"loop\": null,\n"                \
+    "     \"instruction_mix\": {\"classes\": {\"ctrl\": 64}, \"opcodes\": {\"bra\": 64}},\n"     \
+    "     \"chain\": \"ret\"}],\n"                                                                \
     "   \"edges\": [{\"from\": 0, \"to\": 1, \"count\": 32, \"threads\": 32, \"back\": false},\n"  \
     "             {\"from\": 0, \"to\": 2, \"count\": 32, \"threads\": 32, \"back\": false},\n"    \
     "             {\"from\": 1, \"to\": 1, \"count\": 96, \"threads\": 32, \"back\": true},\n"     \

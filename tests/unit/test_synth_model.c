@@ -284,7 +284,8 @@ static char *call_profile(const char *fchain, const char *more)
              "                      \"opcodes\": {\"add.s32\": 64, \"ret\": 64}},\n"
              "  \"blocks\": [{\"id\": 0, \"name\": \"F0\", \"ecount\": 64, \"lcount\": 0,\n"
              "    \"scount\": 0, \"threads\": 64, \"warp_execs\": 2, \"entries\": 64, \"exits\": 64,\n"
-             "    \"loop\": null, \"chain\": \"%s\"}],\n"
+             "    \"loop\": null, \"instruction_mix\": {\"classes\": {\"int\": 64, \"ctrl\": 64},\n"
+             "    \"opcodes\": {\"add.s32\": 64, \"ret\": 64}}, \"chain\": \"%s\"}],\n"
              "  \"edges\": [], \"loops\": [], \"branches\": [], \"memory\": []}%s]}",
              fchain, more);
     text = replace(s, "\"footprint_lines\": 1}]}]}", func);
@@ -325,7 +326,8 @@ static void test_calls(void **state)
              "  \"instruction_mix\": {\"classes\": {}, \"opcodes\": {}},\n"
              "  \"blocks\": [{\"id\": 0, \"name\": \"G0\", \"ecount\": 0, \"lcount\": 0,\n"
              "    \"scount\": 0, \"threads\": 0, \"warp_execs\": 0, \"entries\": 0, \"exits\": 0,\n"
-             "    \"loop\": null, \"chain\": \"ret\"}],\n"
+             "    \"loop\": null, \"instruction_mix\": {\"classes\": {}, \"opcodes\": {}},\n"
+             "    \"chain\": \"ret\"}],\n"
              "  \"edges\": [], \"loops\": [], \"branches\": [], \"memory\": []}");
     text = call_profile("add.s32 ret", g);
     expect_build_error(text, 1, MB_ERR_UNSUPPORTED, "calls to 2 functions (f, g)");

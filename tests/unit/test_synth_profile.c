@@ -114,6 +114,11 @@ static void test_parse_errors(void **state)
         {"\"dependences\": \"- 1\"", "\"dependences\": 7",
          "functions[0].blocks[0]: 'dependences' must be a string"},
         {"\"id\": 1,", "\"id\": 5,", "block ids must be 0, 1, 2"},
+        {"\"instruction_mix\": {\"classes\": {\"ctrl\": 64}, \"opcodes\": {\"bra\": 64}}",
+         "\"instruction_mix\": 7",
+         "functions[0].blocks[2].instruction_mix: must be an object"},
+        {"{\"classes\": {\"int\": 236}, ", "{",
+         "functions[0].blocks[1].instruction_mix: 'classes' must be an object of counts"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *s = replace(base_json, bad[i].from, bad[i].to);
@@ -315,6 +320,44 @@ static void test_compare_reports_differences(void **state)
     free(s);
 }
 
+/* At R = 2 the loop block weighs half: A's mix as its clone should run it
+ * is int 64 + 236 / 2 = 182 and ctrl 36 + 64 = 100 (64.54%, 35.46%), which
+ * B is held to; A's own 75% is only shown. */
+static void test_compare_mix_at_reduction(void **state)
+{
+    (void)state;
+    mb_sprof *a = parse(base_json);
+    char *s = replace(PROFILE_JSON("0.0", "64", "{\"4\": 4}"), "\"int\": 300, \"ctrl\": 100",
+                      "\"int\": 182, \"ctrl\": 100");
+    mb_sprof *b = parse(s);
+    mb_compare_tolerance tol = mb_compare_default_tolerance(2);
+    mb_buf text = MB_BUF_INIT, json = MB_BUF_INIT;
+    char viol[512];
+    mb_error err;
+    assert_int_equal(mb_sprof_compare(a, b, &tol, &text, &json, viol, sizeof viol, &err), MB_OK);
+    assert_string_equal(viol, "");
+    assert_non_null(strstr(text.data, "name                   A    A at R         B     diff"));
+    assert_non_null(strstr(text.data, "int               75.000    64.539    64.539   +0.000"));
+    assert_non_null(strstr(json.data, "\"percent_a_at_r\": 64.539"));
+    mb_buf_free(&text);
+    mb_buf_free(&json);
+    mb_sprof_free(b);
+    free(s);
+    /* the clone running A's own proportions has too many int instructions */
+    expect_violation(PROFILE_JSON("0.0", "64", "{\"4\": 4}"), 2,
+                     "instruction mix: int 64.54% vs 75.00% (+10.46 points, tolerance 2) at the "
+                     "reduction");
+    /* at R = 1 there is no such column: A's own mix is the expectation */
+    b = parse(base_json);
+    tol = mb_compare_default_tolerance(1);
+    text = (mb_buf)MB_BUF_INIT;
+    assert_int_equal(mb_sprof_compare(a, b, &tol, &text, NULL, viol, sizeof viol, &err), MB_OK);
+    assert_null(strstr(text.data, "A at R"));
+    mb_buf_free(&text);
+    mb_sprof_free(b);
+    mb_sprof_free(a);
+}
+
 static void test_expected_ecount(void **state)
 {
     (void)state;
@@ -336,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_dfsg_check),        cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_compare_self_is_zero),
         cmocka_unit_test(test_compare_reports_differences),
+        cmocka_unit_test(test_compare_mix_at_reduction),
         cmocka_unit_test(test_expected_ecount),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,7 @@ typedef struct mb_sprof_block {
     size_t nchain;
     const char **chain;     /**< opcode chain tokens, e.g. "add.s32" */
     uint32_t first_insn;    /**< index of its first instruction in the function */
+    mb_sprof_mix classes, opcodes; /**< its thread instructions by class and opcode */
     mb_hist dep_distance;   /**< dependence distance histogram */
     const uint32_t *dep_start; /**< chain instruction i's producers in the block are
                                     dep[dep_start[i] .. dep_start[i + 1]), distances in
