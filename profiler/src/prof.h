@@ -78,6 +78,11 @@ typedef struct prof_static {
                                defined earlier in the same block, distance = i - j */
     mb_buf *dep_chain;      /* nblocks texts, one word per instruction: the distances of its
                                producers in the block in operand order ("2,5"), "-" for none */
+    mb_buf *dep_in;         /* nblocks texts, one word per instruction: for each register it
+                               reads that no earlier instruction of its block writes, in operand
+                               order, the definitions that can reach it as "block.index", joined
+                               by "|", registers joined by ","; "-" for none (empty when the
+                               function is too large to say) */
 } prof_static;
 
 /* Runs the static analyses of `fn` (its CFG in `cfg`). */

@@ -395,6 +395,9 @@ static void blocks_json(mb_json_writer *w, const func_prof *f)
         hist_json(w, "dependence_distance", &f->st->dep_dist[b], 0);
         const mb_buf *deps = &f->st->dep_chain[b];
         member_string(w, "dependences", deps->data ? deps->data : "");
+        const mb_buf *deps_in = &f->st->dep_in[b];
+        if (deps_in->len)
+            member_string(w, "dependences_in", deps_in->data);
         mb_json_object_end(w);
     }
     mb_json_array_end(w);

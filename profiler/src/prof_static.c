@@ -59,6 +59,7 @@
  */
 #include "prof.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1344,8 +1345,81 @@ static void append_distance(mb_buf *text, int comma, uint32_t d)
     mb_buf_append(text, digits + n, sizeof digits - n);
 }
 
-/* Def-use distances inside each block. */
-static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
+/* Blocks reachable from each block through at least one edge, one bitset
+ * row per block; NULL when the function is too large for it (the rows take
+ * nblocks^2 bits). */
+#define REACH_MAX_BLOCKS 4096
+
+static uint64_t *reachability(const mb_cfg *cfg, int *failed)
+{
+    int n = cfg->nblocks;
+    *failed = 0;
+    if (n <= 0 || n > REACH_MAX_BLOCKS || !cfg->graph.succ_start || cfg->graph.n != n)
+        return NULL;
+    size_t words = ((size_t)n + 63) / 64;
+    uint64_t *rows = calloc((size_t)n * words, sizeof(uint64_t));
+    int *stack = malloc(((size_t)n + 1) * sizeof(int));
+    if (!rows || !stack) {
+        free(rows);
+        free(stack);
+        *failed = 1;
+        return NULL;
+    }
+    const mb_graph *g = &cfg->graph;
+    for (int b = 0; b < n; b++) {
+        uint64_t *row = rows + (size_t)b * words;
+        int sp = 0;
+        stack[sp++] = b;
+        while (sp) {
+            int x = stack[--sp];
+            for (int e = g->succ_start[x]; e < g->succ_start[x + 1]; e++) {
+                int y = g->succ[e];
+                if (y < 0 || y >= n || (row[y / 64] >> (y % 64) & 1))
+                    continue;
+                row[y / 64] |= UINT64_C(1) << (y % 64);
+                stack[sp++] = y;
+            }
+        }
+    }
+    free(stack);
+    return rows;
+}
+
+/* Appends the definitions of register r that can reach a read in block b at
+ * instruction i (from another block, or from later in b around a loop): the
+ * producers a clone needs for values that cross block boundaries, such as a
+ * load used after a branch or a loop-carried sum. A block's last definition
+ * of r is the one that leaves it; paths through other definitions are not
+ * excluded (a superset of the reaching definitions). At most 4 per register. */
+static void append_outside_defs(mb_buf *text, const mb_cfg *cfg, const int *blk, const uint64_t *reach,
+                                const uint32_t *def_start, const uint32_t *def_insn, uint32_t r,
+                                int b, uint32_t i, int *first_reg)
+{
+    size_t words = ((size_t)cfg->nblocks + 63) / 64;
+    int listed = 0;
+    for (uint32_t k = def_start[r]; k < def_start[r + 1] && listed < 4; k++) {
+        uint32_t j = def_insn[k];
+        int d = blk[j];
+        if (d < 0 || (d == b && j < i))
+            continue;
+        /* a later definition in the same block hides this one from other blocks */
+        if (k + 1 < def_start[r + 1] && blk[def_insn[k + 1]] == d)
+            continue;
+        if (!(reach[(size_t)d * words + (size_t)b / 64] >> (b % 64) & 1))
+            continue;
+        char word[32];
+        int len = snprintf(word, sizeof word, "%s%d.%u", listed ? "|" : *first_reg ? "" : ",", d,
+                           j - cfg->blocks[d].first);
+        mb_buf_append(text, word, (size_t)len);
+        listed++;
+    }
+    if (listed)
+        *first_reg = 0;
+}
+
+/* Def-use distances inside each block, and the definitions reaching each
+ * read from outside its block. */
+static int distances(ctx *c, const mb_cfg *cfg, const int *blk, prof_static *out)
 {
     const mb_function *fn = c->fn;
     uint32_t *last_def = calloc((size_t)c->nregs + 1, sizeof(uint32_t));
@@ -1353,20 +1427,52 @@ static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
     uint32_t *read_stamp = calloc((size_t)c->nregs + 1, sizeof(uint32_t));
     int ok = last_def && def_stamp && read_stamp;
     uint32_t stamp_base = 0; /* stamps of block b: stamp_base + 1 .. stamp_base + ninsns */
+    /* every register's definitions, for the reads from outside a block */
+    int reach_failed = 0;
+    uint64_t *reach = ok ? reachability(cfg, &reach_failed) : NULL;
+    uint32_t *def_start = NULL, *def_insn = NULL;
+    ok = ok && !reach_failed;
+    if (ok && reach) {
+        def_start = calloc((size_t)c->nregs + 2, sizeof(uint32_t));
+        ok = def_start != NULL;
+        for (uint32_t i = 0; ok && i < fn->ninsns; i++) {
+            scan(c, &fn->insns[i]);
+            ok = !c->failed;
+            for (size_t d = 0; ok && d < c->ndefs; d++)
+                if (c->defs[d] < c->nregs)
+                    def_start[c->defs[d] + 2]++;
+        }
+        for (uint32_t r = 0; ok && r < c->nregs; r++)
+            def_start[r + 2] += def_start[r + 1];
+        def_insn = ok ? malloc(((size_t)def_start[c->nregs + 1] + 1) * sizeof(uint32_t)) : NULL;
+        ok = ok && def_insn;
+        for (uint32_t i = 0; ok && i < fn->ninsns; i++) {
+            scan(c, &fn->insns[i]);
+            ok = !c->failed;
+            for (size_t d = 0; ok && d < c->ndefs; d++)
+                if (c->defs[d] < c->nregs)
+                    def_insn[def_start[c->defs[d] + 1]++] = i;
+        }
+        /* def_start[r] .. def_start[r + 1] now hold r's definitions in order */
+    }
     for (int b = 0; ok && b < cfg->nblocks; b++) {
-        const mb_block *blk = &cfg->blocks[b];
-        for (uint32_t k = 0; ok && k < blk->ninsns; k++) {
-            uint32_t i = blk->first + k;
+        const mb_block *blkp = &cfg->blocks[b];
+        for (uint32_t k = 0; ok && k < blkp->ninsns; k++) {
+            uint32_t i = blkp->first + k;
             scan(c, &fn->insns[i]);
             if (c->failed) {
                 ok = 0;
                 break;
             }
             uint32_t stamp = stamp_base + k + 1;
-            mb_buf *text = &out->dep_chain[b];
-            size_t word = text->len;
-            if (k > 0)
+            mb_buf *text = &out->dep_chain[b], *in = &out->dep_in[b];
+            size_t word = text->len, word_in = in->len;
+            int first_reg = 1;
+            if (k > 0) {
                 mb_buf_putc(text, ' ');
+                if (reach)
+                    mb_buf_putc(in, ' ');
+            }
             for (size_t u = 0; ok && u < c->nuses; u++) {
                 uint32_t r = c->uses[u];
                 if (r >= c->nregs || read_stamp[r] == stamp)
@@ -1375,11 +1481,15 @@ static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
                 if (def_stamp[r] > stamp_base) { /* defined earlier in this block */
                     ok = prof_hist_add(&out->dep_dist[b], (uint64_t)(i - last_def[r]), 1);
                     append_distance(text, text->len > word + (k > 0), i - last_def[r]);
+                } else if (reach) {
+                    append_outside_defs(in, cfg, blk, reach, def_start, def_insn, r, b, i, &first_reg);
                 }
             }
             if (text->len == word + (k > 0))
                 mb_buf_putc(text, '-');
-            ok = ok && !text->failed;
+            if (reach && in->len == word_in + (k > 0))
+                mb_buf_putc(in, '-');
+            ok = ok && !text->failed && !in->failed;
             for (size_t d = 0; d < c->ndefs; d++) {
                 uint32_t r = c->defs[d];
                 if (r < c->nregs) {
@@ -1388,8 +1498,11 @@ static int distances(ctx *c, const mb_cfg *cfg, prof_static *out)
                 }
             }
         }
-        stamp_base += blk->ninsns + 1;
+        stamp_base += blkp->ninsns + 1;
     }
+    free(reach);
+    free(def_start);
+    free(def_insn);
     free(last_def);
     free(def_stamp);
     free(read_stamp);
@@ -1438,7 +1551,9 @@ mb_status prof_static_analyse(const mb_module *m, const mb_function *fn, const m
     out->base_index = calloc(ninsns ? ninsns : 1, sizeof(*out->base_index));
     out->dep_dist = calloc(nb, sizeof(*out->dep_dist));
     out->dep_chain = calloc(nb, sizeof(*out->dep_chain));
-    if (!out->source || !out->base_kind || !out->base_index || !out->dep_dist || !out->dep_chain)
+    out->dep_in = calloc(nb, sizeof(*out->dep_in));
+    if (!out->source || !out->base_kind || !out->base_index || !out->dep_dist || !out->dep_chain ||
+        !out->dep_in)
         return fail(out, cfg, err, MB_ERR_NOMEM, "out of memory");
 
     ctx c;
@@ -1489,7 +1604,7 @@ mb_status prof_static_analyse(const mb_module *m, const mb_function *fn, const m
     walker w = {&c, &S, PHASE_BUILD, &vedges, &bedges, NULL, NULL, out};
     if (!walk(&w, cfg, blk) || vedges.failed || bedges.failed ||
         !csr_build(&vg, c.nnodes, &vedges) || !csr_build(&bg, c.nnodes, &bedges) ||
-        !distances(&c, cfg, out))
+        !distances(&c, cfg, blk, out))
         goto done;
     free(vedges.e);
     free(bedges.e);
@@ -1540,7 +1655,11 @@ void prof_static_free(prof_static *s, const mb_cfg *cfg)
     if (s->dep_chain && cfg)
         for (int b = 0; b < cfg->nblocks; b++)
             mb_buf_free(&s->dep_chain[b]);
+    if (s->dep_in && cfg)
+        for (int b = 0; b < cfg->nblocks; b++)
+            mb_buf_free(&s->dep_in[b]);
     free(s->dep_chain);
+    free(s->dep_in);
     free(s->source);
     free(s->base_kind);
     free(s->base_index);

@@ -121,6 +121,9 @@ typedef struct ctx {
     int dep_block;            /* the filler whose recorded producers source() hands out */
     size_t dep_slot;
     uint32_t dep_used;        /* its producers already used, by position */
+    uint32_t dep_in_used;     /* its registers from outside the block already used */
+    int dep_pending;          /* a producer outside the block has no register yet */
+    int refill;               /* fillers made again keep their registers */
     memplan *plans;           /* one per memory record */
     int64_t *param_start;     /* estimated buffer start per parameter */
     uint32_t reduce_num;      /* reduction factor, 0 = max */
@@ -249,6 +252,10 @@ mb_status cx_assemble(ctx *c);
 /* Whether loop l's trip count is a per-thread register computed before the loop. */
 int cx_trip_register(const ctx *c, int l);
 mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s);
+/* Makes the fillers at (blocks[j], slots[j]) again, keeping their registers:
+ * those that read a producer outside their block that was not made yet
+ * (a later block's, or a loop's later instruction) when they were made. */
+mb_status cx_refill(ctx *c, const int *blocks, const size_t *slots, size_t n);
 /* A register of class `cls` written by a producer the profile recorded for
  * slot i of `block` (each used once), or NULL. */
 const char *cx_producer(ctx *c, int block, size_t i, int cls);

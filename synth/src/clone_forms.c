@@ -50,6 +50,91 @@ static int type_bits(const char *t)
 
 static const char *const pool[MB_REG_CLASSES] = {"%p_in", "%rs_in", "%r_in", "%rd_in", "%f_in", "%fd_in"};
 
+/* The class of the register a filler of `token` writes (-1: none). */
+static int filler_class(const char *token)
+{
+    token_parts t;
+    split_token(token, &t);
+    if (!t.ntypes || !strcmp(t.opcode, "st") || !strcmp(t.opcode, "red") || !strcmp(t.opcode, "bar"))
+        return -1;
+    if (!strcmp(t.opcode, "setp"))
+        return MB_REG_PRED;
+    if (!strcmp(t.opcode, "popc") || !strcmp(t.opcode, "clz"))
+        return MB_REG_B32;
+    return cx_class_of_type(t.type[0]);
+}
+
+/* Whether loop l runs more than once for some thread of the clone. */
+static int loop_repeats(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    if (cl->span || cl->cycle || cl->outer >= 0)
+        return 1;
+    for (size_t j = 0; j < cl->ntrips; j++)
+        if (cl->trip[j] > 1)
+            return 1;
+    return 0;
+}
+
+static int dominates(const ctx *c, int a, int b)
+{
+    for (int x = b, steps = 0; x >= 0 && steps <= (int)c->nb; steps++) {
+        if (x == a)
+            return 1;
+        int up = c->b[x].idom;
+        if (up == x)
+            break;
+        x = up;
+    }
+    return 0;
+}
+
+/* A producer outside the block for the next unused register of slot i read
+ * from outside it (the profile's "dependences_in"): a value made before a
+ * branch or a loop and read after it (a load used in a loop) must be waited
+ * for as in the original. Of a register's reaching definitions, one in the
+ * same loop (carried from the previous iteration) comes first when the
+ * clone's loop repeats, else one in a dominating block. */
+static const char *outside_source(ctx *c, int block, size_t i, int cls)
+{
+    const mb_sprof_block *sb = &c->f->blocks[block];
+    if (!sb->in_start)
+        return NULL;
+    int l = cx_block_loop(c, block);
+    int carried = l >= 0 && loop_repeats(c, l);
+    for (uint32_t g = sb->in_start[i]; g < sb->in_start[i + 1] && g - sb->in_start[i] < 32; g++) {
+        const uint32_t bit = 1u << (g - sb->in_start[i]);
+        if (c->dep_in_used & bit)
+            continue;
+        const char *best = NULL;
+        int best_rank = 0, pending = 0;
+        for (uint32_t k = sb->in_reg[g]; k < sb->in_reg[g + 1]; k++) {
+            int db = (int)sb->in_def[k].block;
+            const slot *ps = &c->b[db].slots[sb->in_def[k].index];
+            if (ps->role == SLOT_FILLER) {
+                /* not made yet: cx_refill makes this one again once it is */
+                pending |= filler_class(ps->token) == cls;
+                continue;
+            }
+            if (!ps->dest || ps->dest_class != cls)
+                continue;
+            int in_same_loop = l >= 0 && c->in_loop[l][db];
+            int rank = carried && in_same_loop ? 3 : dominates(c, db, block) && db != block ? 2 : 1;
+            if (rank > best_rank) {
+                best = ps->dest;
+                best_rank = rank;
+            }
+        }
+        if (pending && best_rank < 3)
+            c->dep_pending = 1;
+        if (best) {
+            c->dep_in_used |= bit;
+            return best;
+        }
+    }
+    return NULL;
+}
+
 /* With the profile's per-instruction producers: the next unused producer of
  * slot i whose register has class `cls`, else a register no instruction
  * writes (the original read one from outside the block, or nothing). */
@@ -61,6 +146,7 @@ static const char *recorded_source(ctx *c, int block, size_t i, int cls)
         c->dep_block = block;
         c->dep_slot = i;
         c->dep_used = 0;
+        c->dep_in_used = 0;
     }
     for (uint32_t k = sb->dep_start[i]; k < sb->dep_start[i + 1] && k - sb->dep_start[i] < 32; k++) {
         const uint32_t bit = 1u << (k - sb->dep_start[i]);
@@ -70,7 +156,8 @@ static const char *recorded_source(ctx *c, int block, size_t i, int cls)
             return b->slots[i - d].dest;
         }
     }
-    return pool[cls];
+    const char *r = outside_source(c, block, i, cls);
+    return r ? r : pool[cls];
 }
 
 /* A register of class `cls` for slot i: the producers the profile recorded
@@ -122,6 +209,13 @@ const char *cx_producer(ctx *c, int block, size_t i, int cls)
     return r == pool[cls] ? NULL : r;
 }
 
+/* A register of class `cls` for the filler's result: when a filler is made
+ * again (cx_refill), the one it wrote before, which later slots may read. */
+static const char *dest_reg(ctx *c, const slot *s, int cls)
+{
+    return c->refill && s->dest && s->dest_class == cls ? s->dest : cx_reg(c, cls);
+}
+
 mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
 {
     token_parts t;
@@ -146,7 +240,7 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
             pp = &c->p->params[0];
         if (!pp || cls < 0)
             goto unsupported;
-        const char *d = cx_reg(c, cls);
+        const char *d = dest_reg(c, s, cls);
         return set(c, s, cx_fmt(c, "ld.param.%s", ty), cx_fmt(c, "%s, [%s]", d, pp->name), cls, d);
     }
     if (t.ntypes == 0 || cls < 0)
@@ -156,16 +250,19 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
         if (!strcmp(op, "st"))
             return set(c, s, cx_fmt(c, "st.global.%s", ty), cx_fmt(c, "[%%rd_in], %s", SRC(cls)), -1,
                        NULL);
-        const char *d = cx_reg(c, cls);
+        const char *d = dest_reg(c, s, cls);
         return set(c, s, cx_fmt(c, "atom.global.%s.%s", ty[0] == 'b' ? "exch" : "add", ty),
                    cx_fmt(c, "%s, [%%rd_in], %s", d, SRC(cls)), cls, d);
     }
-    const char *d = cx_reg(c, cls);
     if (!strcmp(op, "setp")) {
-        const char *p = cx_reg(c, MB_REG_PRED);
+        const char *p = dest_reg(c, s, MB_REG_PRED);
         return set(c, s, cx_fmt(c, "setp.%s.%s", is_float(ty) ? "lt" : "ne", ty),
                    cx_fmt(c, "%s, %s, %s", p, SRC(cls), SRC(cls)), MB_REG_PRED, p);
     }
+    int dcls = cls;
+    if (!strcmp(op, "popc") || !strcmp(op, "clz"))
+        dcls = MB_REG_B32;
+    const char *d = dest_reg(c, s, dcls);
     if (!strcmp(op, "selp"))
         return set(c, s, cx_fmt(c, "selp.%s", ty),
                    cx_fmt(c, "%s, %s, %s, %s", d, SRC(cls), SRC(cls), SRC(MB_REG_PRED)), cls, d);
@@ -206,10 +303,7 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
         return set(c, s, "vote.sync.ballot.b32", cx_fmt(c, "%s, %s, -1", d, SRC(MB_REG_PRED)), cls, d);
     if (!strcmp(op, "popc") || !strcmp(op, "clz") || !strcmp(op, "brev") || !strcmp(op, "not") ||
         !strcmp(op, "cnot")) {
-        int scls = cls;
-        if (!strcmp(op, "popc") || !strcmp(op, "clz"))
-            d = cx_reg(c, MB_REG_B32), cls = MB_REG_B32;
-        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(scls)), cls, d);
+        return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(cls)), dcls, d);
     }
     if (!strcmp(op, "neg") || !strcmp(op, "abs"))
         return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s", d, SRC(cls)), cls, d);
@@ -249,4 +343,18 @@ unsupported:
     return mb_error_set(c->err, MB_ERR_UNSUPPORTED, "", 0, 0,
                         "kernel %s, block %d (%s): instruction %zu '%s' has no clone form",
                         c->p->kernel, block, c->f->blocks[block].name, i, token);
+}
+
+mb_status cx_refill(ctx *c, const int *blocks, const size_t *slots, size_t n)
+{
+    mb_status st = MB_OK;
+    c->refill = 1;
+    for (size_t j = 0; j < n && st == MB_OK; j++) {
+        slot *s = &c->b[blocks[j]].slots[slots[j]];
+        c->dep_block = -1;
+        st = cx_filler(c, blocks[j], slots[j], s->token, s);
+    }
+    c->refill = 0;
+    c->dep_block = -1;
+    return st;
 }

@@ -2242,13 +2242,33 @@ mb_status cx_assemble(ctx *c)
         if ((st = match_block(c, (int)k)) != MB_OK)
             return st;
     drop_fillers(c);
-    for (size_t k = 0; k < c->nb; k++) {
+    int *again_block = NULL;
+    size_t *again_slot = NULL, nagain = 0, again_cap = 0, again_cap2 = 0;
+    for (size_t k = 0; k < c->nb && st == MB_OK; k++) {
         blk *b = &c->b[k];
-        for (size_t i = 0; i < b->nslots; i++)
-            if ((b->slots[i].role == SLOT_FILLER || b->slots[i].role == SLOT_PARAM) &&
-                (st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i])) != MB_OK)
-                return st;
+        for (size_t i = 0; i < b->nslots && st == MB_OK; i++) {
+            int role = b->slots[i].role;
+            if (role != SLOT_FILLER && role != SLOT_PARAM)
+                continue;
+            c->dep_pending = 0;
+            st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i]);
+            if (st == MB_OK && c->dep_pending && role == SLOT_FILLER) {
+                if (MB_GROW(again_block, again_cap, nagain + 1) != MB_OK ||
+                    MB_GROW(again_slot, again_cap2, nagain + 1) != MB_OK)
+                    st = cx_nomem(c);
+                else {
+                    again_block[nagain] = (int)k;
+                    again_slot[nagain++] = i;
+                }
+            }
+        }
     }
+    if (st == MB_OK)
+        st = cx_refill(c, again_block, again_slot, nagain);
+    free(again_block);
+    free(again_slot);
+    if (st != MB_OK)
+        return st;
     if ((st = memory_values(c)) != MB_OK)
         return st;
     /* 7. the model's blocks */

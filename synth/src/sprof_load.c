@@ -280,6 +280,94 @@ static mb_status load_deps(loader *ld, json_t *jb, mb_sprof_block *b)
     return MB_OK;
 }
 
+/* "dependences_in": one word per chain instruction, "-" or, per register read
+ * from outside the block, its reaching definitions "block.index" joined by
+ * "|", registers joined by ","; parsed into in_start / in_reg / in_def. The
+ * definitions' blocks and indices are checked once every block is loaded. */
+static mb_status load_deps_in(loader *ld, json_t *jb, mb_sprof_block *b)
+{
+    const char *text;
+    const char **words;
+    size_t n;
+    b->in_start = b->in_reg = NULL;
+    b->in_def = NULL;
+    if (!json_object_get(jb, "dependences_in"))
+        return MB_OK;
+    TRY(get_str(ld, jb, "dependences_in", 0, &text));
+    TRY(split_words(ld, text, &words, &n));
+    char msg[160];
+    if (n != b->nchain) {
+        snprintf(msg, sizeof msg, "'dependences_in' has %zu words for %zu chain instructions", n,
+                 b->nchain);
+        return fail(ld, msg);
+    }
+    size_t most = strlen(text) / 2 + 2; /* every register and definition takes at least 2 characters */
+    uint32_t *start = alloc_array(ld, n + 1, sizeof(uint32_t));
+    uint32_t *reg = alloc_array(ld, most + 1, sizeof(uint32_t));
+    struct mb_sprof_def *def = alloc_array(ld, most, sizeof(*def));
+    if (!start || !reg || !def)
+        return nomem(ld);
+    uint32_t nr = 0, nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = words[i];
+        start[i] = nr;
+        if (!strcmp(p, "-"))
+            continue;
+        reg[nr++] = nd;
+        for (;;) {
+            char *end, *end2;
+            unsigned long blk = strtoul(p, &end, 10), idx = 0;
+            int ok = end != p && *p >= '0' && *p <= '9' && *end == '.' && end[1] >= '0' && end[1] <= '9';
+            if (ok) {
+                idx = strtoul(end + 1, &end2, 10);
+                end = end2;
+                ok = blk < (1ul << 30) && idx < (1ul << 30) && (!*end || *end == ',' || *end == '|') &&
+                     nd < most && nr <= most;
+            }
+            if (!ok) {
+                snprintf(msg, sizeof msg,
+                         "'dependences_in' word %zu ('%.40s') must be '-' or block.index "
+                         "definitions joined by '|' and ','",
+                         i, words[i]);
+                return fail(ld, msg);
+            }
+            def[nd].block = (uint32_t)blk;
+            def[nd].index = (uint32_t)idx;
+            nd++;
+            if (!*end)
+                break;
+            if (*end == ',')
+                reg[nr++] = nd;
+            p = end + 1;
+        }
+    }
+    start[n] = nr;
+    reg[nr] = nd;
+    b->in_start = start;
+    b->in_reg = reg;
+    b->in_def = def;
+    return MB_OK;
+}
+
+static mb_status check_deps_in(loader *ld, int fi, const mb_sprof_func *f)
+{
+    for (size_t i = 0; i < f->nblocks; i++) {
+        const mb_sprof_block *b = &f->blocks[i];
+        if (!b->in_start)
+            continue;
+        for (uint32_t k = 0; k < b->in_reg[b->in_start[b->nchain]]; k++)
+            if (b->in_def[k].block >= f->nblocks ||
+                b->in_def[k].index >= f->blocks[b->in_def[k].block].nchain) {
+                at(ld, "functions[%d].blocks[%zu]", fi, i);
+                char msg[160];
+                snprintf(msg, sizeof msg, "'dependences_in' names instruction %u.%u, which does not exist",
+                         b->in_def[k].block, b->in_def[k].index);
+                return fail(ld, msg);
+            }
+    }
+    return MB_OK;
+}
+
 static mb_status load_blocks(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
 {
     json_t *arr;
@@ -320,10 +408,11 @@ static mb_status load_blocks(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         at(ld, "functions[%d].blocks[%zu]", fi, i);
         TRY(get_hist(ld, jb, "dependence_distance", &b->dep_distance));
         TRY(load_deps(ld, jb, b));
+        TRY(load_deps_in(ld, jb, b));
         b->first_insn = insn;
         insn += (uint32_t)b->nchain;
     }
-    return MB_OK;
+    return check_deps_in(ld, fi, f);
 }
 
 static mb_status check_block(loader *ld, const mb_sprof_func *f, int b, const char *what)

@@ -599,6 +599,39 @@ static void test_distances(void **state)
     assert_string_equal(fx.s.dep_chain[0].data, "- 1 1,2 1 - 2 2,1 4,6 1,2,7 2");
     assert_string_equal(fx.s.dep_chain[1].data, "- - 1");
     assert_string_equal(fx.s.dep_chain[2].data, "- 1 1 -");
+    /* reads from outside the block: the definitions that reach them, the
+     * last of each block (r3's at 0.3, not 0.2) */
+    assert_string_equal(fx.s.dep_in[0].data, "- - - - - - - - - -");
+    assert_string_equal(fx.s.dep_in[1].data, "0.3,0.1 0.7 -");
+    assert_string_equal(fx.s.dep_in[2].data, "0.6 - 0.6 -");
+    release(&fx);
+}
+
+static const char *carried_ptx =
+    HEADER
+    ".visible .entry carried(.param .u32 carried_param_0)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<4>;\n"
+    "  ld.param.u32 %r1, [carried_param_0];\n" /* 0.0 */
+    "  mov.u32 %r2, 0;\n"                      /* 0.1 */
+    "L1:\n"
+    "  add.s32 %r2, %r2, %r1;\n"               /* 1.0: r2 from 0.1 or itself, r1 from 0.0 */
+    "  setp.lt.s32 %p1, %r2, 100;\n"           /* 1.1 */
+    "  @%p1 bra L1;\n"                         /* 1.2 */
+    "  ret;\n"
+    "}\n";
+
+static void test_outside_producers(void **state)
+{
+    (void)state;
+    fixture fx;
+    analyse(&fx, carried_ptx, "carried");
+    assert_int_equal(fx.cfg.nblocks, 3);
+    /* a loop-carried value: the definition before the loop and the one of
+     * the previous iteration */
+    assert_string_equal(fx.s.dep_in[1].data, "0.1|1.0,0.0 - -");
+    assert_string_equal(fx.s.dep_in[2].data, "-");
     release(&fx);
 }
 
@@ -989,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_bases),
         cmocka_unit_test(test_reg_params_and_textures),
         cmocka_unit_test(test_distances),
+        cmocka_unit_test(test_outside_producers),
         cmocka_unit_test(test_odd_forms),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_flow_insensitive_fallback),

@@ -30,6 +30,8 @@ static mb_sprof *parse(const char *text)
     return p;
 }
 
+static char *replace(const char *text, const char *from, const char *to);
+
 static void test_parse_fields(void **state)
 {
     (void)state;
@@ -53,6 +55,26 @@ static void test_parse_fields(void **state)
     assert_int_equal(f->blocks[0].dep_start[2], 1);
     assert_int_equal(f->blocks[0].dep[0], 1);
     assert_null(f->blocks[1].dep_start); /* absent: the histogram alone */
+    assert_null(f->blocks[0].in_start);
+    mb_sprof_free(p);
+    /* producers outside the block: the add reads 1.0 or 2.0, and 1.2 */
+    char *text = replace(base_json, "\"dependences\": \"- 1\"",
+                         "\"dependences\": \"- 1\", \"dependences_in\": \"1.0|2.0,1.2 -\"");
+    p = parse(text);
+    free(text);
+    f = mb_sprof_kernel(p);
+    const mb_sprof_block *b0 = &f->blocks[0];
+    assert_non_null(b0->in_start);
+    assert_int_equal(b0->in_start[0], 0);
+    assert_int_equal(b0->in_start[1], 2);
+    assert_int_equal(b0->in_start[2], 2);
+    assert_int_equal(b0->in_reg[0], 0);
+    assert_int_equal(b0->in_reg[1], 2);
+    assert_int_equal(b0->in_reg[2], 3);
+    assert_int_equal(b0->in_def[1].block, 2);
+    assert_int_equal(b0->in_def[1].index, 0);
+    assert_int_equal(b0->in_def[2].block, 1);
+    assert_int_equal(b0->in_def[2].index, 2);
     assert_int_equal(f->nloops, 1);
     assert_int_equal(f->loops[0].trips.n, 1);
     assert_int_equal(f->loops[0].trips.key[0], 4);
@@ -119,6 +141,14 @@ static void test_parse_errors(void **state)
          "functions[0].blocks[2].instruction_mix: must be an object"},
         {"{\"classes\": {\"int\": 236}, ", "{",
          "functions[0].blocks[1].instruction_mix: 'classes' must be an object of counts"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1\", \"dependences_in\": \"-\"",
+         "'dependences_in' has 1 words for 2 chain instructions"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1\", \"dependences_in\": \"1 -\"",
+         "'dependences_in' word 0 ('1') must be '-' or block.index"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1\", \"dependences_in\": \"1.0| -\"",
+         "'dependences_in' word 0 ('1.0|')"},
+        {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1\", \"dependences_in\": \"1.3 -\"",
+         "'dependences_in' names instruction 1.3, which does not exist"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *s = replace(base_json, bad[i].from, bad[i].to);

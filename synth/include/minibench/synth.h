@@ -72,6 +72,15 @@ typedef struct mb_sprof_block {
                                     dep[dep_start[i] .. dep_start[i + 1]), distances in
                                     operand order; NULL in profiles without them */
     const uint32_t *dep;
+    /** Producers outside the block ("dependences_in"): chain instruction i reads
+     *  registers in_reg[in_start[i] .. in_start[i + 1]) from outside its block,
+     *  register g reachable from definitions in_def[in_reg[g] .. in_reg[g + 1])
+     *  (the last register's end is in_reg[in_start[nchain]]), each a block and an
+     *  instruction of that block's chain; in_start NULL in profiles without them */
+    const uint32_t *in_start, *in_reg;
+    const struct mb_sprof_def {
+        uint32_t block, index;
+    } *in_def;
 } mb_sprof_block;
 
 typedef struct mb_sprof_edge {
