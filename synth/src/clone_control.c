@@ -582,7 +582,8 @@ mb_status cx_classify(ctx *c)
             cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
         cb->loop = -1;
     }
-    /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i) */
+    /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i);
+     * a loop whose warps all mix trip counts keeps its spread (trip_reduce.c) */
     for (size_t l = 0; l < c->nloops; l++) {
         mb_clone_loop *cl = &m->loops[l];
         const mb_sprof_loop *sl = &c->f->loops[l];
@@ -607,14 +608,9 @@ mb_status cx_classify(ctx *c)
         cl->trip_from = mb_arena_alloc(c->A, (sl->trips.n + 1) * sizeof(uint32_t));
         if (!cl->trip || !cl->trip_from)
             return cx_nomem(c);
+        mb_trip_scale scale = mb_sprof_trip_scale(sl, c->m->reduction);
         for (size_t j = 0; j < sl->trips.n; j++) {
-            int64_t t = sl->trips.key[j];
-            uint64_t r = c->reduce_num;
-            uint64_t v = r == 0 ? 1 : (uint64_t)(t > 0 ? t : 1) / r;
-            if (v < 1)
-                v = 1;
-            if (v > 0x7fffffff)
-                v = 0x7fffffff;
+            uint64_t v = mb_sprof_reduced_trip(scale, sl->trips.key[j]);
             if (cl->ntrips == 0 || cl->trip[cl->ntrips - 1] != (uint32_t)v)
                 cl->trip[cl->ntrips++] = (uint32_t)v;
         }

@@ -332,11 +332,9 @@ static size_t trip_groups(ctx *c, int l, trip_weight *g)
     size_t groups = sl->trips.n < 4 ? sl->trips.n : 4;
     double acc = 0, gsum = 0, gw = 0;
     size_t gi = 0;
+    mb_trip_scale scale = mb_sprof_trip_scale(sl, c->m->reduction);
     for (size_t j = 0; j < sl->trips.n; j++) {
-        int64_t t = sl->trips.key[j];
-        double r = c->reduce_num == 0 ? 1 : (double)((uint64_t)(t > 0 ? t : 1) / c->reduce_num);
-        if (r < 1)
-            r = 1;
+        double r = (double)mb_sprof_reduced_trip(scale, sl->trips.key[j]);
         double w = (double)sl->trips.count[j];
         gsum += r * w;
         gw += w;
@@ -429,7 +427,11 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         cl->lane_period = p >= warps ? 0 : p;
     }
     cl->cycle = 0;
-    if (sl->trips.n > 4 && sl->warp_activations && c->reduce_num != 0 &&
+    /* the cycle divides each thread's trip by R in the clone: only where the
+     * loop's scale is R itself */
+    mb_trip_scale scale = mb_sprof_trip_scale(sl, c->m->reduction);
+    int plain = c->reduce_num != 0 && scale.div == (double)c->reduce_num && scale.offset == 0;
+    if (sl->trips.n > 4 && sl->warp_activations && plain &&
         sl->warp_activations_differing == sl->warp_activations) {
         /* many trip counts in every warp, as in loops bounded by tid % k:
          * the profiled values as lo + (thread index mod cycle), reduced per
@@ -457,17 +459,18 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
             return MB_OK;
         }
     }
-    if (sl->trips.n > 4 && cl->lane_period) {
+    size_t distinct = 0;
+    for (size_t j = 0; j < sl->trips.n; j++)
+        distinct += j == 0 || mb_sprof_reduced_trip(scale, sl->trips.key[j]) !=
+                                  mb_sprof_reduced_trip(scale, sl->trips.key[j - 1]);
+    if (distinct > 4 && cl->lane_period) {
         /* many trip counts spread inside warps: a uniform spread over the
          * lane key with the profile's minimum and mean (3 instructions
          * instead of a threshold per value) */
         double sum = 0, w = 0;
         uint32_t lo = UINT32_MAX;
         for (size_t j = 0; j < sl->trips.n; j++) {
-            int64_t t = sl->trips.key[j];
-            uint64_t r = c->reduce_num == 0 ? 1 : (uint64_t)(t > 0 ? t : 1) / c->reduce_num;
-            if (r < 1)
-                r = 1;
+            uint64_t r = mb_sprof_reduced_trip(scale, sl->trips.key[j]);
             sum += (double)r * (double)sl->trips.count[j];
             w += (double)sl->trips.count[j];
             if (r < lo)

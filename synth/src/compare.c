@@ -12,21 +12,14 @@ mb_compare_tolerance mb_compare_default_tolerance(double r)
     return t;
 }
 
-static uint64_t reduced_trip(int64_t t, double r)
-{
-    if (r <= 0)
-        return 1;
-    double q = floor((double)t / r);
-    return q < 1 ? 1 : (uint64_t)q;
-}
-
 /* Ratio of reduced to original executions of a loop's header. */
 static double loop_factor(const mb_sprof_loop *l, double r)
 {
     double orig = 0, red = 0;
+    mb_trip_scale scale = mb_sprof_trip_scale(l, r);
     for (size_t i = 0; i < l->trips.n; i++) {
         orig += (double)l->trips.key[i] * (double)l->trips.count[i];
-        red += (double)reduced_trip(l->trips.key[i], r) * (double)l->trips.count[i];
+        red += (double)mb_sprof_reduced_trip(scale, l->trips.key[i]) * (double)l->trips.count[i];
     }
     return orig > 0 ? red / orig : 1.0;
 }

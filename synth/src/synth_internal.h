@@ -7,4 +7,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* How a loop's trip counts shrink (trip_reduce.c): a trip t becomes
+ * max(1, floor(t / div + offset)); div 0 means every trip becomes 1. */
+typedef struct mb_trip_scale {
+    double div, offset;
+} mb_trip_scale;
+
+/* The scale of loop l at reduction r (0: max): div = r and no offset, except
+ * for a loop whose every warp mixes trip counts, which keeps the fewest
+ * iterations that express its SIMD efficiency (docs/synth.md). */
+mb_trip_scale mb_sprof_trip_scale(const mb_sprof_loop *l, double r);
+uint64_t mb_sprof_reduced_trip(mb_trip_scale s, int64_t t);
+
 #endif

@@ -8,7 +8,8 @@
 # transpose_shared at R > 1) meet every tolerance, matmul's branches and
 # accesses do at every R,
 # and eleven clones run the original's thread instructions within 2% at R = 1;
-# tid_loop's and devfunc's clones read their loaded value in a later block. The other
+# tid_loop's and devfunc's clones read their loaded value in a later block, and
+# tid_loop's loop branch still diverges at R = 8 and max. The other
 # statistics are printed for docs/results.md.
 source "$(dirname "$0")/lib.sh"
 [ -n "$PTXAS" ] || echo "ptxas not found: the ptxas checks are skipped"
@@ -55,6 +56,15 @@ for dir in "$EX"/*/; do
         reg=$(grep -m1 -oE 'ld\.global\.[a-z0-9]+ %r[0-9]+' "$C/clone.ptx" | awk '{print $2}')
         [ -n "$reg" ] && [ "$(grep -cE "$reg[,;]" "$C/clone.ptx")" -ge 2 ] && pass ||
           fail "$name R=$R: the clone never reads the loaded value ${reg:-(no load)}" ;;
+    esac
+    # tid_loop's trips (tid % 7 + 1) differ in every warp: reduced, its loop
+    # keeps two iterations, some lanes leaving after one, so the loop branch
+    # still diverges (every trip 1 would make it uniform)
+    case "$name/$R" in
+      tid_loop/8 | tid_loop/max)
+        div=$(awk '/^branches/ { on = 1; next } on && $1 == 2 { print $4; exit }' "$TMP/cmp")
+        awk -v d="$div" 'BEGIN { exit !(d + 0 >= 0.4) }' && pass ||
+          fail "$name R=$R: the loop branch's divergence is ${div:-missing} (at least 0.4 expected)" ;;
     esac
     # the original's comparisons (condition models): matmul's bounds checks
     # diverge, and its edge tiles coalesce, as the original's at every R

@@ -399,6 +399,24 @@ static void test_expected_ecount(void **state)
     assert_true(fabs(mb_sprof_expected_ecount(a, 1, 0) - 32) < 1e-9); /* max */
     assert_true(fabs(mb_sprof_expected_ecount(a, 0, 8) - 64) < 1e-9); /* outside loops */
     mb_sprof_free(a);
+    /* trips 1, 2, 3 and 6 in every warp (SIMD efficiency 3/6): at R = 2 each
+     * is halved (1, 1, 1, 3), but the loop never goes below 2 iterations,
+     * the fewest that keep its efficiency: beyond R = 3, trips 1, 1, 1, 2 */
+    char *t1 = replace(base_json, "\"trip_counts\": {\"4\": 32}",
+                       "\"trip_counts\": {\"1\": 8, \"2\": 8, \"3\": 8, \"6\": 8}");
+    char *t2 = replace(t1, "\"warp_activations_with_differing_trips\": 0",
+                       "\"warp_activations_with_differing_trips\": 1");
+    a = parse(t2);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 2) - 128.0 * 48 / 96) < 1e-9);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 8) - 128.0 * 40 / 96) < 1e-9);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 0) - 128.0 * 40 / 96) < 1e-9);
+    mb_sprof_free(a);
+    /* the same trips in warps that do not mix them: every trip 1 at max */
+    a = parse(t1);
+    assert_true(fabs(mb_sprof_expected_ecount(a, 1, 0) - 128.0 * 32 / 96) < 1e-9);
+    mb_sprof_free(a);
+    free(t1);
+    free(t2);
 }
 
 int main(void)

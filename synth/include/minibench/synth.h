@@ -239,7 +239,9 @@ mb_status mb_sprof_compare(const mb_sprof *a, const mb_sprof *b, const mb_compar
 /**
  * Expected clone ECount of block `b` of `a`'s kernel at reduction `r`
  * (0 = max): the original's count scaled, for each enclosing loop, by the
- * ratio of reduced to original mean trip counts (trip' = max(1, floor(t/r))).
+ * ratio of reduced to original mean trip counts (trip' = max(1, floor(t/r)),
+ * except that a loop whose warps all mix trip counts keeps its spread;
+ * docs/synth.md, "Loops and the reduction factor").
  */
 double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r);
 
