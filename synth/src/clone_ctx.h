@@ -33,6 +33,7 @@ typedef struct slot {
     int dest_class;         /* register class written, -1 if none */
     const char *dest;       /* register written */
     const char *psym;       /* SLOT_PARAM: the .param variable it stores or loads */
+    int parg;               /* SLOT_PARAM of a call site: the argument it stores, -1 the result */
     /* SLOT_MEM stores, red and atom: the operands before and after the values,
      * and the values' class; the values are read from the recorded producers
      * once every slot has its register (cx_memory_values) */

@@ -1769,7 +1769,7 @@ static const char *g_phase(ctx *c, uint32_t stride)
 static int is_trip_store(const ctx *c, const slot *s)
 {
     return c->arg_trip && s->role == SLOT_PARAM && !strncmp(s->token, "st.", 3) &&
-           !strcmp(s->psym, c->m->call_params[c->arg_trip_index].name);
+           s->parg == c->arg_trip_index;
 }
 
 /* The callee's trip count, made once per thread where the calls need it. */

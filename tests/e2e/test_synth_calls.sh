@@ -13,8 +13,11 @@ expect_exit 0 "profile the crafted kernels" -- "$MINIBENCH" profile "$CALLS/call
 for R in 1 2 max; do
   C="$TMP/c$R"
   expect_exit 0 "synth twice R=$R" -- "$MINIBENCH" synth "$TMP/p/twice.0" --reduction $R -o "$C"
-  n=$(grep -c "call\.uni (_call_retval), add_some, (_call_param0, _call_param1);" "$C/clone.ptx")
+  n=$(grep -cE "call\.uni \(_call[01]_retval\), add_some, \(_call[01]_param0, _call[01]_param1\);" "$C/clone.ptx")
   [ "$n" = 2 ] && pass || fail "R=$R: $n calls in clone.ptx, expected 2"
+  # each call site passes its arguments in .param variables of its own
+  expect_grep "$C/clone.ptx" "call\.uni \(_call1_retval\), add_some, \(_call1_param0, _call1_param1\);" \
+    "R=$R: the second call site's own .param variables"
   expect_grep "$C/clone.ptx" "^\.func \(\.param \.b32 func_retval0\) add_some\($" "R=$R: the .func"
   expect_grep "$C/clone.ptx" "st\.param\.b32 \[func_retval0\], " "R=$R: the result is returned"
   check_clone "R=$R" "$C"

@@ -33,7 +33,7 @@ expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
 expect_exit 0 "synth devfunc" -- "$MINIBENCH" synth "$TMP/dp/digit_sums.0" --reduction 2 -o "$TMP/cd"
 expect_grep "$TMP/cd/clone.ptx" "^\.func \(\.param \.b32 func_retval0\) _Z9digit_sumjj\($" "clone.ptx: the .func"
-expect_grep "$TMP/cd/clone.ptx" "call\.uni \(_call_retval\), _Z9digit_sumjj, \(_call_param0, _call_param1\);" \
+expect_grep "$TMP/cd/clone.ptx" "call\.uni \(_call0_retval\), _Z9digit_sumjj, \(_call0_param0, _call0_param1\);" \
   "clone.ptx: the calls"
 expect_grep "$TMP/cd/clone.cu" "^extern \"C\" __device__ __noinline__ __attribute__\(\(used\)\) unsigned int _Z9digit_sumjj\(" \
   "clone.cu: the function"

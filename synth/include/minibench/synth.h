@@ -357,7 +357,7 @@ typedef struct mb_clone_model mb_clone_model;
 
 /** A call-site argument or result: a `.param` variable of the caller. */
 typedef struct mb_clone_call_param {
-    const char *name;      /**< e.g. "_call_param0" */
+    const char *name;      /**< e.g. "_call0_param0": call site 0, argument 0 */
     const char *type;      /**< PTX type without the dot, e.g. "b32" */
 } mb_clone_call_param;
 
@@ -386,8 +386,8 @@ struct mb_clone_model {
     size_t nfuncs;
     mb_clone_model *funcs;
     const char *ret_type;  /**< a called function's return .param type ("b32"), NULL for none */
-    size_t ncall_params;
-    mb_clone_call_param *call_params;
+    size_t ncall_params;   /**< the kernel's .param variables of its call sites, each site's */
+    mb_clone_call_param *call_params; /**< arguments then result, site after site */
     mb_arena *arena;       /**< NULL in a called function's model (the kernel's arena holds it) */
 };
 
