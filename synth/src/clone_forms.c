@@ -107,7 +107,7 @@ static const char *outside_source(ctx *c, int block, size_t i, int cls)
         if (c->dep_in_used & bit)
             continue;
         const char *best = NULL;
-        int best_rank = 0, pending = 0;
+        int best_rank = 0, best_block = -1, pending = 0;
         for (uint32_t k = sb->in_reg[g]; k < sb->in_reg[g + 1]; k++) {
             int db = (int)sb->in_def[k].block;
             const slot *ps = &c->b[db].slots[sb->in_def[k].index];
@@ -120,9 +120,13 @@ static const char *outside_source(ctx *c, int block, size_t i, int cls)
                 continue;
             int in_same_loop = l >= 0 && c->in_loop[l][db];
             int rank = carried && in_same_loop ? 3 : dominates(c, db, block) && db != block ? 2 : 1;
-            if (rank > best_rank) {
+            /* of two dominating definitions, the nearer one is the value that
+             * arrives (a loop's result after the loop, not its start value) */
+            if (rank > best_rank ||
+                (rank == 2 && best_rank == 2 && db != best_block && dominates(c, best_block, db))) {
                 best = ps->dest;
                 best_rank = rank;
+                best_block = db;
             }
         }
         if (pending && best_rank < 3)

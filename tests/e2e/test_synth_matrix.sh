@@ -57,6 +57,13 @@ for dir in "$EX"/*/; do
         [ -n "$reg" ] && [ "$(grep -cE "$reg[,;]" "$C/clone.ptx")" -ge 2 ] && pass ||
           fail "$name R=$R: the clone never reads the loaded value ${reg:-(no load)}" ;;
     esac
+    # and tid_loop stores its loop's result (the mad), not a value from before the loop
+    case "$name" in
+      tid_loop)
+        val=$(grep -m1 -oE 'st\.global\.u32 \[%rd[0-9]+\], %r[0-9]+' "$C/clone.ptx" | awk '{print $3}')
+        grep -qE "mad\.lo\.s32 $val," "$C/clone.ptx" && pass ||
+          fail "$name R=$R: the store writes ${val:-nothing}, which no mad of the loop computes" ;;
+    esac
     # tid_loop's trips (tid % 7 + 1) differ in every warp: reduced, its loop
     # keeps two iterations, some lanes leaving after one, so the loop branch
     # still diverges (every trip 1 would make it uniform)
