@@ -1220,7 +1220,7 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             uint32_t dg = 1;
             while (dg * 2 <= deg + 0.5 && dg < 32)
                 dg *= 2;
-            uint32_t banks = 32 / dg, lg = (uint32_t)log2u(banks);
+            uint32_t banks = 32 / dg;
             uint64_t units = region / (w < 4 ? 4 : w);
             /* accesses of the block with the same degree share one address */
             char key[160];
@@ -1233,10 +1233,16 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
                 pl->tbase = same;
                 return MB_OK;
             }
+            /* the D lanes sharing a bank are neighbours (lane l: bank l / D,
+             * word (l mod D) * 32 + l / D), so every half or quarter of the
+             * warp holds the conflict too: GPGPU-Sim's configurations check a
+             * warp's shared access in parts (conf1-conf4: half-warps on 16
+             * banks), where lanes l and l + 16 never meet */
             const char *kf = g_kf(c);
-            ADD(s, "and.b32", "%s, %s, %u", t, kf, banks - 1);
-            ADD(s, "shr.u32", "%s, %s, %u", u, kf, lg);
-            ADD(s, "and.b32", "%s, %s, %u", u, u, dg - 1);
+            uint32_t lgd = (uint32_t)log2u(dg);
+            ADD(s, "shr.u32", "%s, %s, %u", t, kf, lgd);
+            ADD(s, "and.b32", "%s, %s, %u", t, t, banks - 1);
+            ADD(s, "and.b32", "%s, %s, %u", u, kf, dg - 1);
             ADD(s, "mad.lo.s32", "%s, %s, 32, %s", t, u, t);
             if (mod_const(c, s, t, (uint64_t)(dg - 1) * 32 + banks - 1, units ? units : 1) != MB_OK)
                 return c->err->status;

@@ -64,6 +64,15 @@ for dir in "$EX"/*/; do
         grep -qE "mad\.lo\.s32 $val," "$C/clone.ptx" && pass ||
           fail "$name R=$R: the store writes ${val:-nothing}, which no mad of the loop computes" ;;
     esac
+    # reduce_conflict's tree steps conflict in shared memory; the clone's
+    # pattern keeps conflicting lanes together, so the simulator's half-warp
+    # checks (conf1) see them too
+    case "$name/$R" in
+      reduce_conflict/1)
+        n=$("$MINIBENCH" sim "$C/clone.ptx" --launch "$C/launch.json" --config conf1 2>/dev/null |
+          awk '$1 == "gpgpu_n_shmem_bank_conflicts" { print $3 }')
+        [ "${n:-0}" -gt 0 ] && pass || fail "$name R=$R: no bank conflicts on conf1 (${n:-none})" ;;
+    esac
     # tid_loop's trips (tid % 7 + 1) differ in every warp: reduced, its loop
     # keeps two iterations, some lanes leaving after one, so the loop branch
     # still diverges (every trip 1 would make it uniform)
