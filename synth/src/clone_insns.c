@@ -702,6 +702,8 @@ static const char *imm_text(ctx *c, int64_t v, int is64, int is_unsigned)
     return is_unsigned ? cx_fmt(c, "%u", (uint32_t)v) : cx_fmt(c, "%d", (int32_t)(uint32_t)v);
 }
 
+static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned);
+
 /* Writes constant + sum coef[d] * coordinate d into r, in the current block's values. */
 static void make_tpart(ctx *c, const char *r, const int64_t coef[6], int64_t constant, int is64)
 {
@@ -709,6 +711,23 @@ static void make_tpart(ctx *c, const char *r, const int64_t coef[6], int64_t con
     if (!is64 && shared_key(c, coef, base, sizeof base)) {
         /* a value the clone has, plus the constant (as `i + 128` is compiled) */
         pro_add(c, "add.s32", cx_fmt(c, "%s, %s, %s", r, g_shared(c, base), imm_text(c, constant, 0, 0)));
+        return;
+    }
+    if (!is64 && constant) {
+        /* the same thread part without the constant, plus the constant: a
+         * tile's later rows (`row + 8`) share the first row's value */
+        static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+        const char *var[6];
+        int64_t k[6];
+        size_t n = 0;
+        for (int d = 0; d < 6; d++)
+            if (coef[d]) {
+                var[n] = names[d];
+                k[n++] = coef[d];
+            }
+        mb_affine zero = {1, 0, n, var, k};
+        const char *z = g_tpart(c, &zero, 0, 0);
+        pro_add(c, "add.s32", cx_fmt(c, "%s, %s, %s", r, z, imm_text(c, constant, 0, 0)));
         return;
     }
     /* 32 bits: a coordinate of coefficient 1 is the first multiply-add's addend */
@@ -752,6 +771,17 @@ static const char *g_tpart(ctx *c, const mb_affine *a, int is64, int is_unsigned
     r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
     make_tpart(c, r, coef, a->constant, is64);
     return val_put(c, key, r);
+}
+
+/* ctaid[cd] * scale + tid[td] as a thread part, shared with a comparison
+ * of the same value where one was made */
+static const char *g_cross(ctx *c, int td, int cd, int64_t scale)
+{
+    static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+    const char *var[2] = {names[td], names[cd]};
+    int64_t coef[2] = {1, scale};
+    mb_affine a = {1, 0, 2, var, coef};
+    return g_tpart(c, &a, 0, 0);
 }
 
 static int plan_block(const ctx *c, const memplan *pl)
@@ -859,6 +889,15 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
             var[nv] = coef[4] ? g_gxy(c, 1, coef[4] / coef[1]) : g_coord(c, 1);
             k[nv++] = coef[1];
         }
+    } else if (coef[2] == 0 && coef[5] == 0 && coef[0] && coef[1] && coef[3] && coef[4] &&
+               coef[4] % coef[0] == 0 && coef[3] % coef[1] == 0) {
+        /* a transposed index: tid.x pairs with ctaid.y and tid.y with ctaid.x
+         * (a tiled transpose's out[x'][y']); the same values as the bounds
+         * checks compare, which the original reuses for the address */
+        var[nv] = g_cross(c, 0, 4, coef[4] / coef[0]);
+        k[nv++] = coef[0];
+        var[nv] = g_cross(c, 1, 3, coef[3] / coef[1]);
+        k[nv++] = coef[1];
     } else {
         for (int d = 0; d < 6; d++)
             if (coef[d]) {
