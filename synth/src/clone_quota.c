@@ -479,14 +479,22 @@ mb_status cx_plan_quotas(ctx *c)
     }
     /* where partial warps land decides what they touch: of the offsets that
      * keep full warps off the sentinel (an unused index, or a partial
-     * warp's, on it), the one whose plans come closest to the profile */
+     * warp's, on it), the one whose plans come closest to the profile
+     * (the first 64, fewer for many requests) */
     for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
         quota_pos *P = &c->qpos[l];
         if (!P->bits)
             continue;
         uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add;
         double best = 1e300;
-        for (uint64_t u = 0, tried = 0; u <= mod && tried < 64 && st == MB_OK; u++) {
+        /* a few million lane evaluations at most */
+        uint64_t work = 1, limit = 64;
+        for (size_t a = 0; a < q.nacc; a++)
+            if (q.acc[a].pos == (int)l)
+                work += q.acc[a].n * 32;
+        if (work * limit > (UINT64_C(1) << 24))
+            limit = (UINT64_C(1) << 24) / work + 1;
+        for (uint64_t u = 0, tried = 0; u <= mod && tried < limit && st == MB_OK; u++) {
             int ok = u >= nidx[l];
             for (size_t a = 0; a < q.nacc && !ok; a++)
                 for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
