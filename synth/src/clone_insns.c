@@ -1242,7 +1242,9 @@ static const char *g_qword(ctx *c, int array, int common)
 }
 
 /* Request positions (quota_pos): x in the top bits of a b64 register and
- * ones below, so that x reaches a threshold whatever fields lie below it. */
+ * ones below, so that x reaches a threshold whatever fields lie below it; a
+ * loop's in the top bits of a b32 register, compared with the thresholds'
+ * top words (x reaches f exactly when x.ones >= f.fields below). */
 static const char *g_qpos(ctx *c, int pos)
 {
     char key[24];
@@ -1261,9 +1263,13 @@ static const char *g_qpos(ctx *c, int pos)
     int low = 32 - P->bits;
     uint32_t mul = P->mul << low, add = (P->add << low) | ((UINT32_C(1) << low) - 1);
     const char *t = cx_reg(c, MB_REG_B32);
-    r = cx_reg(c, MB_REG_B64);
     pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", t, w, (int32_t)mul, (int32_t)add));
-    pro_add_q(c, "cvt.u64.u32", cx_fmt(c, "%s, %s", r, t));
+    if (pos > 0)
+        return val_put(c, key, t); /* compared in 32 bits (g_qthr) */
+    r = cx_reg(c, MB_REG_B64);
+    /* widened by a multiply: the original's own opcode here, and no conversion
+     * (of which the blocks around have none to stand for it) */
+    pro_add_q(c, "mul.wide.u32", cx_fmt(c, "%s, %s, 1", r, t));
     pro_add_q(c, "shl.b64", cx_fmt(c, "%s, %s, 32", r, r));
     pro_add_q(c, "or.b64", cx_fmt(c, "%s, %s, 4294967295", r, r));
     return val_put(c, key, r);
@@ -1287,7 +1293,8 @@ static const char *g_qshift(ctx *c, int w)
 }
 
 /* The lane's threshold of access `pl` (its table's field at the top), made
- * once per thread for an access inside a loop. */
+ * once per thread for an access inside a loop: the top word, so that every
+ * request compares in 32 bits as the original's do. */
 static const char *g_qthr(ctx *c, const memplan *pl)
 {
     char key[24];
@@ -1296,8 +1303,10 @@ static const char *g_qthr(ctx *c, const memplan *pl)
     if (r)
         return r;
     const char *sh = g_qshift(c, pl->qwin);
-    r = cx_reg(c, MB_REG_B64);
-    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, 0x%016llx, %s", r, (unsigned long long)pl->qimm, sh));
+    const char *t = cx_reg(c, MB_REG_B64), *lo = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, 0x%016llx, %s", t, (unsigned long long)pl->qimm, sh));
+    pro_add_q(c, "mov.b64", cx_fmt(c, "{%s, %s}, %s", lo, r, t));
     return val_put(c, key, r);
 }
 
@@ -1314,9 +1323,10 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     if (!q)
         return cx_nomem(c);
     const char *x = g_qpos(c, pl->qpos), *own = g_qword(c, pl->array, 0), *common = g_qword(c, pl->array, 1);
-    const char *thr;
+    const char *thr, *cmp = "setp.ge.u64";
     if (cx_block_loop(c, block) >= 0) {
         thr = g_qthr(c, pl);
+        cmp = "setp.ge.u32";
     } else {
         /* once per thread anyway: next to the access, as the original's address */
         const char *sh = g_qshift(c, pl->qwin);
@@ -1324,7 +1334,7 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         ADD(q, "shl.b64", "%s, 0x%016llx, %s", thr, (unsigned long long)pl->qimm, sh);
     }
     const char *p = cx_reg(c, MB_REG_PRED), *a = cx_reg(c, MB_REG_B32);
-    ADD(q, "setp.ge.u64", "%s, %s, %s", p, x, thr);
+    ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
     pl->qaddr = a;
     return c->oom ? cx_nomem(c) : MB_OK;
@@ -2464,8 +2474,7 @@ mb_status cx_assemble(ctx *c)
             for (size_t j = 0; j < c->b[k].nslots; j++)
                 if (c->b[k].slots[j].role == SLOT_MEM)
                     a->min_start = j + 1;
-            ADD(a, "add.s64", "%s, %s, %lld", reg, reg,
-                (long long)((uint64_t)P->step << (64 - P->bits)));
+            ADD(a, "add.s32", "%s, %s, %d", reg, reg, (int32_t)(P->step << (32 - P->bits)));
         }
     }
     /* 5c. loop counter resets and branches */
