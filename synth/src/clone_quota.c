@@ -5,21 +5,24 @@
  * words: its own (word `lane`) and its group's common word (that of the
  * group's last lane, `lane | 7`). Lanes are ranked round-robin over the
  * groups, r = 4 * (lane & 7) + 3 - (lane >> 3), so that rank r < 28 is the
- * lane that makes a full warp's request touch r + 5 sectors (the first group,
- * which partial warps keep longest, last: such warps touch few sectors, as
- * the original's do); it uses its own word
- * when the request's position x reaches its threshold. Positions scramble
- * the request index (warp, iteration); sorted by position, the requests take
- * the profiled sectors-per-request values in ascending order, and rank r's
- * threshold is the first position whose value exceeds r + 4. A full warp
- * thus touches exactly its quota and the clone's histogram is the
- * original's up to the rounding of its own request count; the lanes of
- * partial warps touch what their lanes can, and the full warps take the
- * rest of the histogram.
+ * lane that brings a full warp's request to r + 5 sectors; the first group,
+ * which partial warps keep longest, comes last, so such warps touch few
+ * sectors, as the original's do. A lane uses its own word when the
+ * request's position x reaches its threshold.
+ *
+ * Positions scramble the request index (warp, iterations of the access's
+ * loop the thread finished). Sorted by position, the full warps take the
+ * profiled values (less the share the original's partial warps had, scaled
+ * to the clone's request count) in ascending order, and rank r's threshold
+ * is the first position whose value exceeds r + 4: a full warp touches
+ * exactly its quota, and the clone's histogram is the original's up to the
+ * rounding of its own request count. Partial warps touch what their lanes
+ * can; of the scramble's offsets, the one whose plans come closest to the
+ * profile is kept.
  *
  * The thresholds of an access are fields of one 64-bit table (an immediate)
  * that a per-thread shift brings to the top; accesses share the shift when
- * their variable ranks fit one table (a window). */
+ * one window of fields holds their variable levels. */
 #include "clone_ctx.h"
 
 #include <stdlib.h>
@@ -502,7 +505,7 @@ mb_status cx_plan_quotas(ctx *c)
                         ok = q.acc[a].req[k].mask != UINT32_MAX;
                         break;
                     }
-            if (!ok || (u >= nidx[l] && P->bits > 1 && (UINT64_C(1) << P->bits) == nidx[l]))
+            if (!ok)
                 continue;
             P->add = (mod - (((uint32_t)u * P->mul) & mod)) & mod;
             double tv = 0;
