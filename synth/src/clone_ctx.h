@@ -10,6 +10,7 @@
  * matching against the original's filler slots. */
 typedef struct need {
     const char *op, *operands, *token;
+    int anywhere;           /* may drop a filler in any block that runs exactly when its own does */
 } need;
 
 /* A run of needs that must execute in order before slot `deadline`. */
@@ -79,11 +80,37 @@ typedef struct memplan {
     uint64_t wrap;          /* PLAN_WRAP: the thread part's modulus in bytes */
     int64_t wrap_add;       /* PLAN_WRAP: added before the modulus */
     int seen;
+    /* PLAN_QUOTA (clone_quota.c): the lanes' thresholds, one field per lane
+     * rank of window qwin, compared with the request position of register
+     * qpos (0: one per thread, 1 + l: advanced by loop l); qshare: the
+     * access of the same block whose address it reuses (-1: its own) */
+    uint64_t qimm;
+    int qwin, qpos, qshare;
+    const char *qthr;       /* the thresholds' register (loops: once per thread) */
+    const char *qaddr;      /* the address the request's lanes use */
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
- * threads, which are not the original's, stay inside the buffer */
-enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP };
+ * threads, which are not the original's, stay inside the buffer; PLAN_QUOTA:
+ * a non-affine local access whose requests touch the profiled numbers of
+ * sectors (clone_quota.c) */
+enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA };
+
+/* A request position register of PLAN_QUOTA accesses: the request index
+ * i = warp + J * warps (J: iterations of its loop the thread finished)
+ * scrambled as x = (i * mul + add) mod 2^bits, kept in the top bits of a
+ * b64 register; a loop advances it by `step`. */
+typedef struct quota_pos {
+    int bits;               /* 0: unused */
+    uint32_t mul, add, step;
+} quota_pos;
+
+/* A lane-threshold window: tables of `bits`-bit fields for the levels
+ * lo..hi (a full warp's sector counts; rank r is level r + 5) and, when hi
+ * is below 32, one more field that every higher rank reads (never used). */
+typedef struct quota_win {
+    int bits, lo, hi;
+} quota_win;
 
 typedef struct ctx {
     const mb_sprof *p;
@@ -174,6 +201,9 @@ typedef struct ctx {
     int arg_trip_index;       /* both: the argument carrying it, -1: none */
     int arg_trip_loop;        /* callee: the loop whose trip count the argument holds */
     int oom;                  /* a lazily created value ran out of memory */
+    quota_pos *qpos;          /* PLAN_QUOTA positions: [0] per thread, [1 + l] loop l */
+    quota_win qwin[64];
+    size_t nqwin;
 } ctx;
 
 /* clone_util.c */
@@ -219,6 +249,9 @@ typedef struct sim_watch {
     uint64_t *activations;
     int ranges;               /* record memplan address ranges */
     uint64_t *calls;          /* count calls made per thread */
+    /* called for every block a thread enters, before its loop counters advance */
+    void (*visit)(ctx *c, void *arg, uint32_t t, int block);
+    void *visit_arg;
 } sim_watch;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
 mb_status cx_calibrate(ctx *c);
@@ -228,6 +261,13 @@ mb_status cx_rpo(ctx *c, int *order, size_t *n);
 /* clone_memory.c */
 mb_status cx_plan_memory(ctx *c);
 mb_status cx_finish_memory(ctx *c);
+
+/* clone_quota.c: the thresholds of PLAN_QUOTA accesses, from the model's
+ * requests (after the calibration) */
+mb_status cx_plan_quotas(ctx *c);
+/* The shift that brings rank `rank`'s field of a window's table to the top
+ * (64 or more: the rank is below the window and always uses its own word). */
+int32_t cx_quota_shift(const quota_win *W, int rank);
 
 /* clone_calls.c: which chain slots of a kernel and its called function
  * pass arguments and results, and the functions without those accesses */

@@ -279,10 +279,50 @@ static int same_frequency(const ctx *c, int a, int k)
     return 1;
 }
 
+static int dominates(const ctx *c, int a, int b)
+{
+    for (int x = b;; x = c->b[x].idom) {
+        if (x == a)
+            return 1;
+        if (x == 0)
+            return 0;
+    }
+}
+
+/* Whether every path from block `from` to the function's end passes `to`. */
+static int always_reaches(const ctx *c, int from, int to)
+{
+    unsigned char *seen = calloc(c->nb + 1, 1);
+    int *stack = malloc((c->nb + 1) * sizeof(int)), n = 0, escapes = 0;
+    if (!seen || !stack) {
+        free(seen);
+        free(stack);
+        return 0;
+    }
+    stack[n++] = from;
+    seen[from] = 1;
+    while (n > 0 && !escapes) {
+        const blk *b = &c->b[stack[--n]];
+        if (b->term == TERM_RET || b->nsucc == 0)
+            escapes = 1;
+        for (int s = 0; s < b->nsucc; s++) {
+            int x = b->succ[s];
+            if (x != to && x >= 0 && !seen[x]) {
+                seen[x] = 1;
+                stack[n++] = x;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+    return !escapes;
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
- * block that runs as often, so that each block's (or the pair's) instruction
- * count and mix stay the original's. A need nothing can stand for stays extra. */
+ * block that runs as often (or, for some, in a block that runs exactly when
+ * it does), so that each block's (or the pair's) instruction count and mix
+ * stay the original's. A need nothing can stand for stays extra. */
 static void drop_fillers(ctx *c)
 {
     for (size_t k = 0; k < c->nb; k++) {
@@ -297,6 +337,16 @@ static void drop_fillers(ctx *c)
                     if (same_frequency(c, at, (int)k))
                         f = filler_for(&c->b[at], token, c->b[at].nslots);
                 }
+                /* else, for the quota accesses' per-thread values (made
+                 * once for all of them, above the blocks that use them), a
+                 * block that runs exactly when theirs does: one it
+                 * dominates and that every path from it reaches */
+                for (size_t o = 0; f == SIZE_MAX && b->slots[i].ins[j].anywhere && o < c->nb; o++)
+                    if (o != k && same_frequency(c, (int)o, (int)k) && dominates(c, (int)k, (int)o) &&
+                        always_reaches(c, (int)k, (int)o)) {
+                        at = (int)o;
+                        f = filler_for(&c->b[at], token, c->b[at].nslots);
+                    }
                 if (f != SIZE_MAX) {
                     c->b[at].slots[f].role = SLOT_DROPPED;
                     c->m->dropped_fillers++;
@@ -352,16 +402,6 @@ static void pro_add(ctx *c, const char *op, const char *operands)
     need_seq *s = &c->b[c->cur_block].seqs[0];
     if (!operands || cx_seq_add(c, s, op, operands) != MB_OK)
         c->oom = 1;
-}
-
-static int dominates(const ctx *c, int a, int b)
-{
-    for (int x = b;; x = c->b[x].idom) {
-        if (x == a)
-            return 1;
-        if (x == 0)
-            return 0;
-    }
 }
 
 /* A value made in a block that dominates the current one, or NULL: like a
@@ -1166,10 +1206,185 @@ static const char *array_address(ctx *c, int array, int is64)
     return r;
 }
 
+/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
+static void pro_add_q(ctx *c, const char *op, const char *operands)
+{
+    need_seq *s = &c->b[c->cur_block].seqs[0];
+    size_t n = s->n;
+    pro_add(c, op, operands);
+    if (s->n > n)
+        s->items[n].anywhere = 1;
+}
+
+/* ------------------------------------------------ per-request quotas
+ * (PLAN_QUOTA, clone_quota.c): per thread the lane's rank and its two
+ * words, the request position and the window shifts; per request one
+ * comparison and one selection. */
+
+static const char *g_lane_low(ctx *c)
+{
+    const char *r = val_find(c, "lane&7");
+    if (r)
+        return r;
+    const char *lane = g_key(c, 1);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 7", r, lane));
+    return val_put(c, "lane&7", r);
+}
+
+static const char *g_lane_group(ctx *c)
+{
+    const char *r = val_find(c, "lane>>3");
+    if (r)
+        return r;
+    const char *lane = g_key(c, 1);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 3", r, lane));
+    return val_put(c, "lane>>3", r);
+}
+
+/* rank 4 * (lane & 7) + 3 - (lane >> 3): round-robin over the 8-lane
+ * groups, the first group last (clone_quota.c) */
+static const char *g_qrank(ctx *c)
+{
+    const char *r = val_find(c, "qrank");
+    if (r)
+        return r;
+    const char *p = g_lane_low(c), *g = g_lane_group(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "xor.b32", cx_fmt(c, "%s, %s, 3", r, g));
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, p, r));
+    return val_put(c, "qrank", r);
+}
+
+/* The 32-bit local address of the lane's own word (lane) or of its group's
+ * common word (lane | 7) in `array`. */
+static const char *g_qword(ctx *c, int array, int common)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qw%d:%d", array, common);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lane = g_key(c, 1);
+    int saved = c->cur_block;
+    const char *base = array_address(c, array, 0);
+    c->cur_block = saved;
+    r = cx_reg(c, MB_REG_B32);
+    if (common) {
+        const char *t = cx_reg(c, MB_REG_B32);
+        pro_add_q(c, "or.b32", cx_fmt(c, "%s, %s, 7", t, lane));
+        lane = t;
+    }
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
+    return val_put(c, key, r);
+}
+
+/* Request positions (quota_pos): x in the top bits of a b64 register and
+ * ones below, so that x reaches a threshold whatever fields lie below it; a
+ * loop's in the top bits of a b32 register, compared with the thresholds'
+ * top words (x reaches f exactly when x.ones >= f.fields below). */
+static const char *g_qpos(ctx *c, int pos)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qpos%d", pos);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const quota_pos *P = &c->qpos[pos];
+    const char *w = val_find(c, "qwarp");
+    if (!w) {
+        const char *kf = g_kf(c);
+        w = cx_reg(c, MB_REG_B32);
+        pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
+        val_put(c, "qwarp", w);
+    }
+    int low = 32 - P->bits;
+    uint32_t mul = P->mul << low, add = (P->add << low) | ((UINT32_C(1) << low) - 1);
+    const char *t = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", t, w, (int32_t)mul, (int32_t)add));
+    if (pos > 0)
+        return val_put(c, key, t); /* compared in 32 bits (g_qthr) */
+    r = cx_reg(c, MB_REG_B64);
+    /* widened by a multiply: the original's own opcode here, and no conversion
+     * (of which the blocks around have none to stand for it) */
+    pro_add_q(c, "mul.wide.u32", cx_fmt(c, "%s, %s, 1", r, t));
+    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, %s, 32", r, r));
+    pro_add_q(c, "or.b64", cx_fmt(c, "%s, %s, 4294967295", r, r));
+    return val_put(c, key, r);
+}
+
+/* The shift bringing the thread's rank's field of window w's tables to the top. */
+static const char *g_qshift(ctx *c, int w)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qsh%d", w);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const quota_win *W = &c->qwin[w];
+    const char *rank = g_qrank(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", r, rank, -W->bits, (int)cx_quota_shift(W, 0)));
+    if (W->hi < 32)
+        pro_add_q(c, "max.s32", cx_fmt(c, "%s, %s, %d", r, r, 64 - W->bits * (W->hi - W->lo + 2)));
+    return val_put(c, key, r);
+}
+
+/* The lane's threshold of access `pl` (its table's field at the top), made
+ * once per thread for an access inside a loop: the top word, so that every
+ * request compares in 32 bits as the original's do. */
+static const char *g_qthr(ctx *c, const memplan *pl)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qthr%d", pl->mem);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *sh = g_qshift(c, pl->qwin);
+    const char *t = cx_reg(c, MB_REG_B64), *lo = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, 0x%016llx, %s", t, (unsigned long long)pl->qimm, sh));
+    pro_add_q(c, "mov.b64", cx_fmt(c, "{%s, %s}, %s", lo, r, t));
+    return val_put(c, key, r);
+}
+
+/* The request's address: the lane's own word when its position reaches the
+ * lane's threshold, else its group's common word. */
+static mb_status quota_address(ctx *c, int block, memplan *pl)
+{
+    if (pl->qshare >= 0) {
+        pl->qaddr = c->plans[pl->qshare].qaddr;
+        return MB_OK;
+    }
+    c->cur_block = block;
+    need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
+    if (!q)
+        return cx_nomem(c);
+    const char *x = g_qpos(c, pl->qpos), *own = g_qword(c, pl->array, 0), *common = g_qword(c, pl->array, 1);
+    const char *thr, *cmp = "setp.ge.u64";
+    if (cx_block_loop(c, block) >= 0) {
+        thr = g_qthr(c, pl);
+        cmp = "setp.ge.u32";
+    } else {
+        /* once per thread anyway: next to the access, as the original's address */
+        const char *sh = g_qshift(c, pl->qwin);
+        thr = cx_reg(c, MB_REG_B64);
+        ADD(q, "shl.b64", "%s, 0x%016llx, %s", thr, (unsigned long long)pl->qimm, sh);
+    }
+    const char *p = cx_reg(c, MB_REG_PRED), *a = cx_reg(c, MB_REG_B32);
+    ADD(q, cmp, "%s, %s, %s", p, x, thr);
+    ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
+    pl->qaddr = a;
+    return c->oom ? cx_nomem(c) : MB_OK;
+}
+
 /* The thread-constant part of an access's address, in block `block`. */
 static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
 {
     c->cur_block = block;
+    if (pl->kind == PLAN_QUOTA)
+        return MB_OK; /* per request (quota_address) */
     const mb_sprof_mem *mm = &c->f->mem[pl->mem];
     const mb_clone_array *arr = pl->array >= 0 ? &c->m->arrays[pl->array] : NULL;
     const char *base;
@@ -1377,6 +1592,13 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
             }
             addr = r;
         }
+    }
+    if (pl->kind == PLAN_QUOTA) {
+        mb_status st = quota_address(c, block, pl);
+        if (st != MB_OK)
+            return st;
+        addr = pl->qaddr;
+        off = 0;
     }
     const char *ty = type_of_token(c, mm->op);
     int cls = cx_class_of_type(ty);
@@ -1881,6 +2103,33 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", place[i]);
             continue;
         }
+        if (c->plans[i].kind == PLAN_QUOTA) {
+            /* every per-thread value of the quota accesses in one place,
+             * their common dominator: made once, and what they cost can
+             * take the place of fillers in the blocks it reaches */
+            int at = -1;
+            for (size_t k = 0; k < c->f->nmem; k++)
+                if (c->plans[k].kind == PLAN_QUOTA)
+                    at = lca(c, at, place[k]);
+            const memplan *pl = &c->plans[i];
+            if (pl->qshare >= 0)
+                continue;
+            static const char *const lane_keys[] = {"key1", "lane&7", "lane>>3", "qrank", "qwarp"};
+            for (size_t k = 0; k < sizeof lane_keys / sizeof lane_keys[0]; k++)
+                want(c, lane_keys[k], at);
+            want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
+            for (int common = 0; common < 2; common++) {
+                snprintf(key, sizeof key, "qw%d:%d", pl->array, common);
+                want(c, key, at);
+            }
+            snprintf(key, sizeof key, "qpos%d", pl->qpos);
+            want(c, key, at);
+            snprintf(key, sizeof key, "qsh%d", pl->qwin);
+            want(c, key, at);
+            snprintf(key, sizeof key, "qthr%d", pl->mem);
+            want(c, key, at);
+            continue;
+        }
         int64_t coef[6] = {0};
         for (size_t t = 0; t < mm->affine.nterms; t++)
             for (int d = 0; d < 6; d++)
@@ -2245,6 +2494,32 @@ mb_status cx_assemble(ctx *c)
                 ADD(r, w ? "mul.wide.s32" : "mul.lo.s32", "%s, %s, %d", reg, ph, coef);
                 ADD(r, w ? "add.s64" : "add.s32", "%s, %s, %s", reg, reg, parent);
             }
+        }
+    }
+    /* 5b'. quota positions: advanced where an iteration of their loop ends,
+     *      after the block's accesses, and never reset (every iteration of
+     *      every activation is a request of its own) */
+    for (size_t l = 0; c->qpos && l < nl; l++) {
+        const quota_pos *P = &c->qpos[l + 1];
+        char key[40];
+        snprintf(key, sizeof key, "qpos%zu", l + 1);
+        const char *reg = NULL;
+        for (size_t i = 0; i < c->nvals && !reg; i++)
+            if (!strcmp(c->vals[i].key, key))
+                reg = c->vals[i].reg;
+        if (!P->bits || !reg)
+            continue;
+        for (size_t k = 0; k < c->nb; k++) {
+            if (!c->latch[l][k])
+                continue;
+            need_seq *a = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!a)
+                return cx_nomem(c);
+            a->independent = 1;
+            for (size_t j = 0; j < c->b[k].nslots; j++)
+                if (c->b[k].slots[j].role == SLOT_MEM)
+                    a->min_start = j + 1;
+            ADD(a, "add.s32", "%s, %s, %d", reg, reg, (int32_t)(P->step << (32 - P->bits)));
         }
     }
     /* 5c. loop counter resets and branches */

@@ -135,6 +135,49 @@ static mb_status plan_arrays(ctx *c)
     return st;
 }
 
+/* Whether a non-affine local access can take per-request quotas
+ * (clone_quota.c): a load or store of one word at most, lanes on words
+ * 0..31 of an array that has them, in the kernel (a called function's
+ * threads are its calls). */
+static int quota_fits(const ctx *c, const mb_sprof_mem *mm, const mb_clone_array *arr)
+{
+    return !c->weight && mm->vector == 1 && mm->width >= 1 && mm->width <= 4 && arr->bytes >= 128 &&
+           (!strncmp(mm->op, "ld.", 3) || !strncmp(mm->op, "st.", 3)) && mb_hist_total(&mm->sectors) > 0;
+}
+
+static int hist_equal(const mb_hist *a, const mb_hist *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->key[i] != b->key[i] || a->count[i] != b->count[i])
+            return 0;
+    return 1;
+}
+
+/* The earlier access of the same block with the same distributions: the
+ * original's load and store of one element (a read-modify-write) share an
+ * address, and so do the clone's. -1 when none. */
+static int quota_share(const ctx *c, size_t i)
+{
+    const mb_sprof_mem *mm = &c->f->mem[i];
+    for (size_t k = 0; k < i; k++) {
+        const mb_sprof_mem *o = &c->f->mem[k];
+        if (c->plans[k].kind != PLAN_QUOTA || c->plans[k].qshare >= 0 || o->width != mm->width)
+            continue;
+        int same_block = 0;
+        for (size_t b = 0; b < c->f->nblocks && !same_block; b++) {
+            const mb_sprof_block *B = &c->f->blocks[b];
+            same_block = o->insn >= B->first_insn && o->insn < B->first_insn + B->nchain &&
+                         mm->insn >= B->first_insn && mm->insn < B->first_insn + B->nchain;
+        }
+        if (same_block && o->requests == mm->requests && hist_equal(&o->sectors, &mm->sectors) &&
+            hist_equal(&o->lines, &mm->lines))
+            return (int)k;
+    }
+    return -1;
+}
+
 mb_status cx_plan_memory(ctx *c)
 {
     mb_status st = plan_arrays(c);
@@ -150,6 +193,7 @@ mb_status cx_plan_memory(ctx *c)
         memplan *pl = &c->plans[i];
         pl->mem = (int)i;
         pl->array = pl->param = -1;
+        pl->qwin = pl->qpos = pl->qshare = -1;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
             int dim, l = cx_var_loop(mm->affine.var[k]);
@@ -177,6 +221,8 @@ mb_status cx_plan_memory(ctx *c)
                                     "%s: local access at line %d but no local memory per thread",
                                     c->p->kernel, mm->line);
             pl->is64 = 1;
+            if (pl->kind == PLAN_PATTERN && quota_fits(c, mm, &c->m->arrays[pl->array]))
+                pl->kind = PLAN_QUOTA;
         } else if (strcmp(mm->base_kind, "global") == 0 && find_array(c->m, mm->base_name) >= 0) {
             pl->array = find_array(c->m, mm->base_name);
             pl->is64 = 1;
@@ -196,6 +242,8 @@ mb_status cx_plan_memory(ctx *c)
             if (pl->param != mm->base_index)
                 pl->kind = PLAN_PATTERN;
         }
+        if (pl->kind == PLAN_QUOTA)
+            pl->qshare = quota_share(c, i);
     }
     return MB_OK;
 }
@@ -292,5 +340,5 @@ mb_status cx_finish_memory(ctx *c)
             c->m->arrays[pl->array].source_offset < 0)
             pl->offset -= shared_offset(c, pl->array); /* module variables keep their layout */
     }
-    return MB_OK;
+    return cx_plan_quotas(c);
 }

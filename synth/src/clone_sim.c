@@ -59,6 +59,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
             const blk *B = &c->b[b];
             if (w && w->calls)
                 w->calls[t] += (uint64_t)wt * B->ncalls;
+            if (w && w->visit)
+                w->visit(c, w->visit_arg, t, b);
             if (w && w->ranges)
                 for (size_t i = 0; i < c->f->nmem; i++) {
                     memplan *pl = &c->plans[i];

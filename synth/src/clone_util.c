@@ -97,6 +97,7 @@ mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands)
     need *n = &s->items[s->n++];
     n->op = op;
     n->operands = operands;
+    n->anywhere = 0;
     n->token = cx_token_of(c, op);
     return n->token ? MB_OK : cx_nomem(c);
 }

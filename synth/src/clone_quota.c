@@ -1,0 +1,540 @@
+/* Per-request sector quotas of non-affine local accesses (PLAN_QUOTA).
+ *
+ * Local memory is interleaved by lane (docs/formats.md), so a request
+ * touches one sector per distinct (word, 8-lane group). Every lane has two
+ * words: its own (word `lane`) and its group's common word (that of the
+ * group's last lane, `lane | 7`). Lanes are ranked round-robin over the
+ * groups, r = 4 * (lane & 7) + 3 - (lane >> 3), so that rank r < 28 is the
+ * lane that brings a full warp's request to r + 5 sectors; the first group,
+ * which partial warps keep longest, comes last, so such warps touch few
+ * sectors, as the original's do. A lane uses its own word when the
+ * request's position x reaches its threshold.
+ *
+ * Positions scramble the request index (warp, iterations of the access's
+ * loop the thread finished). Sorted by position, the full warps take the
+ * profiled values (less the share the original's partial warps had, scaled
+ * to the clone's request count) in ascending order, and rank r's threshold
+ * is the first position whose value exceeds r + 4: a full warp touches
+ * exactly its quota, and the clone's histogram is the original's up to the
+ * rounding of its own request count. Partial warps touch what their lanes
+ * can; of the scramble's offsets, the one whose plans come closest to the
+ * profile is kept.
+ *
+ * The thresholds of an access are fields of one 64-bit table (an immediate)
+ * that a per-thread shift brings to the top; accesses share the shift when
+ * one window of fields holds their variable levels. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTA_LEVELS 33   /* sector counts 0..32 */
+#define QUOTA_MAX_BITS 16
+
+typedef struct qreq {
+    uint32_t idx, x, mask; /* request index, its position, active lanes */
+} qreq;
+
+typedef struct qacc {
+    int mem, block, pos;
+    qreq *req;
+    size_t n, cap;
+    uint32_t *mask_by_j;  /* the current warp's lanes per iteration */
+    size_t nj, jcap;
+    uint32_t jmax;
+    uint32_t thr[QUOTA_LEVELS]; /* threshold per level (5..32), in positions */
+    int lo, hi;           /* its variable levels (lo > hi: none) */
+} qacc;
+
+typedef struct qrun {
+    ctx *c;
+    qacc *acc;
+    size_t nacc;
+    uint32_t cur_t, cur_warp, warps;
+    int have_t, have_warp;
+    uint32_t *latches;    /* per loop: iterations the current thread finished */
+    mb_status st;
+} qrun;
+
+static int plan_block_of(const ctx *c, const memplan *pl)
+{
+    uint32_t insn = c->f->mem[pl->mem].insn;
+    for (size_t k = 0; k < c->nb; k++)
+        if (insn >= c->f->blocks[k].first_insn && insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
+            return (int)k;
+    return 0;
+}
+
+static void flush_warp(qrun *q)
+{
+    for (size_t a = 0; a < q->nacc && q->st == MB_OK; a++) {
+        qacc *A = &q->acc[a];
+        for (size_t j = 0; j < A->nj; j++) {
+            if (!A->mask_by_j[j])
+                continue;
+            if (MB_GROW(A->req, A->cap, A->n + 1) != MB_OK) {
+                q->st = cx_nomem(q->c);
+                return;
+            }
+            /* the request index; scrambled into a position once all are known */
+            A->req[A->n].idx = q->cur_warp + (uint32_t)j * q->warps;
+            A->req[A->n++].mask = A->mask_by_j[j];
+            if (j > A->jmax)
+                A->jmax = (uint32_t)j;
+            A->mask_by_j[j] = 0;
+        }
+        A->nj = 0;
+    }
+}
+
+static void visit(ctx *c, void *arg, uint32_t t, int block)
+{
+    qrun *q = arg;
+    if (q->st != MB_OK)
+        return;
+    uint32_t warp = c->kf[t] >> 5, lane = c->kf[t] & 31;
+    if (!q->have_warp || warp != q->cur_warp) {
+        if (q->have_warp)
+            flush_warp(q);
+        q->cur_warp = warp;
+        q->have_warp = 1;
+    }
+    if (!q->have_t || t != q->cur_t) {
+        memset(q->latches, 0, (c->nloops + 1) * sizeof(uint32_t));
+        q->cur_t = t;
+        q->have_t = 1;
+    }
+    for (size_t a = 0; a < q->nacc; a++) {
+        qacc *A = &q->acc[a];
+        if (A->block != block)
+            continue;
+        size_t j = A->pos > 0 ? q->latches[A->pos - 1] : 0;
+        if (j >= A->nj) {
+            if (MB_GROW(A->mask_by_j, A->jcap, j + 1) != MB_OK) {
+                q->st = cx_nomem(c);
+                return;
+            }
+            memset(A->mask_by_j + A->nj, 0, (j + 1 - A->nj) * sizeof(uint32_t));
+            A->nj = j + 1;
+        }
+        A->mask_by_j[j] |= UINT32_C(1) << lane;
+    }
+    for (size_t l = 0; l < c->nloops; l++)
+        if (c->latch[l][block])
+            q->latches[l]++;
+}
+
+/* Whether rank `rank` uses its own word at position x. */
+static int lane_new(const qacc *A, uint32_t x, int rank)
+{
+    int level = rank + 5;
+    return level < QUOTA_LEVELS && x >= A->thr[level];
+}
+
+/* The sectors a request at position x with lanes `mask` touches: one per
+ * distinct word (each word belongs to one group). */
+static int realized(const qacc *A, uint32_t x, uint32_t mask)
+{
+    uint32_t words = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        int p = l & 7, g = l >> 3;
+        int own = p != 7 && lane_new(A, x, 4 * p + 3 - g);
+        words |= UINT32_C(1) << (own ? l : (l | 7));
+    }
+    int n = 0;
+    for (; words; words &= words - 1)
+        n++;
+    return n;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_req(const void *a, const void *b)
+{
+    return cmp_u32(&((const qreq *)a)->x, &((const qreq *)b)->x);
+}
+
+/* The full warps' quotas: the profiled histogram less its lowest share of
+ * (n - nf) / n (what the original's partial warps touched, in the same
+ * proportion as the clone's), scaled to nf values a full warp can touch
+ * (4 to 32) by largest remainders, ascending. */
+static void full_quotas(const mb_hist *h, size_t n, size_t nf, uint32_t *q)
+{
+    double mass[QUOTA_LEVELS] = {0}, total = 0;
+    uint32_t count[QUOTA_LEVELS] = {0};
+    for (size_t i = 0; i < h->n; i++) {
+        int64_t v = h->key[i] < 4 ? 4 : h->key[i] > 32 ? 32 : h->key[i];
+        mass[v] += (double)h->count[i];
+        total += (double)h->count[i];
+    }
+    double drop = n ? total * (double)(n - nf) / (double)n : 0;
+    for (int v = 4; v < QUOTA_LEVELS && drop > 0; v++) {
+        double d = mass[v] < drop ? mass[v] : drop;
+        mass[v] -= d;
+        total -= d;
+        drop -= d;
+    }
+    size_t given = 0;
+    for (int v = 4; v < QUOTA_LEVELS; v++) {
+        mass[v] = total > 0 ? mass[v] * (double)nf / total : 0;
+        count[v] = (uint32_t)mass[v];
+        mass[v] -= count[v];
+        given += count[v];
+    }
+    while (given < nf) {
+        int best = 4;
+        for (int v = 4; v < QUOTA_LEVELS; v++)
+            if (mass[v] > mass[best])
+                best = v;
+        count[best]++;
+        mass[best] -= 1;
+        given++;
+    }
+    size_t k = 0;
+    for (int v = 4; v < QUOTA_LEVELS; v++)
+        for (uint32_t j = 0; j < count[v]; j++)
+            q[k++] = (uint32_t)v;
+}
+
+/* Thresholds of access A from the full warps' quotas: `full` sorted by
+ * position, q their quotas in the same (ascending) order. */
+static void thresholds(qacc *A, const qreq *full, const uint32_t *q, size_t nf, uint32_t never)
+{
+    for (int level = 0; level < QUOTA_LEVELS; level++) {
+        size_t below = 0;
+        while (below < nf && q[below] < (uint32_t)level)
+            below++;
+        A->thr[level] = below == 0 ? 0 : below == nf ? never : full[below].x;
+    }
+}
+
+/* The levels whose threshold is neither 0 nor never. */
+static void variable_range(qacc *A, uint32_t never)
+{
+    A->lo = QUOTA_LEVELS;
+    A->hi = 4;
+    for (int level = 5; level < QUOTA_LEVELS; level++)
+        if (A->thr[level] != 0 && A->thr[level] != never) {
+            if (level < A->lo)
+                A->lo = level;
+            A->hi = level;
+        }
+}
+
+/* Trims A's variable levels to `fields` table fields (one more for the
+ * clamp when they stop below 32), making the edge level that leaves fewer
+ * full warps off their quota always or never used. */
+static void trim(qacc *A, const uint32_t *q, size_t nf, int fields, uint32_t never)
+{
+    for (;;) {
+        variable_range(A, never);
+        if (A->lo > A->hi)
+            return;
+        int need = A->hi - A->lo + 1 + (A->hi < 32);
+        if (need <= fields)
+            return;
+        /* the full warps that no longer touch their quota */
+        size_t at_lo = 0, at_hi = 0;
+        for (size_t k = 0; k < nf; k++) {
+            at_lo += q[k] < (uint32_t)A->lo;
+            at_hi += q[k] >= (uint32_t)A->hi;
+        }
+        if (at_lo <= at_hi)
+            A->thr[A->lo] = 0;
+        else
+            A->thr[A->hi] = never;
+    }
+}
+
+/* The table fields A's full warps' quotas need: a level between the
+ * smallest and the largest, and the never-used field below 32. */
+static int fields_needed(const ctx *c, const qacc *A)
+{
+    size_t nf = 0;
+    for (size_t k = 0; k < A->n; k++)
+        nf += A->req[k].mask == UINT32_MAX;
+    if (nf == 0)
+        return 0;
+    uint32_t *q = malloc(nf * sizeof(uint32_t));
+    if (!q)
+        return 64;
+    full_quotas(&c->f->mem[A->mem].sectors, A->n, nf, q);
+    int need = (int)(q[nf - 1] - q[0]) + (q[nf - 1] < 32);
+    free(q);
+    return need;
+}
+
+/* A's thresholds: the full warps, in position order, take their quotas
+ * (full_quotas) in ascending order; partial warps touch what their lanes
+ * can under the same thresholds. */
+static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
+{
+    const mb_sprof_mem *mm = &c->f->mem[A->mem];
+    uint32_t never = (UINT32_C(1) << qp->bits) - 1;
+    for (size_t k = 0; k < A->n; k++)
+        A->req[k].x = (A->req[k].idx * qp->mul + qp->add) & never;
+    qsort(A->req, A->n, sizeof(qreq), cmp_req);
+    uint32_t *qf = malloc((A->n + 1) * sizeof(uint32_t));
+    qreq *full = malloc((A->n + 1) * sizeof(qreq));
+    if (!qf || !full) {
+        free(qf);
+        free(full);
+        return cx_nomem(c);
+    }
+    size_t nf = 0;
+    for (size_t k = 0; k < A->n; k++)
+        if (A->req[k].mask == UINT32_MAX)
+            full[nf++] = A->req[k];
+    full_quotas(&mm->sectors, A->n, nf, qf);
+    thresholds(A, full, qf, nf, never);
+    trim(A, qf, nf, 64 / qp->bits, never);
+    variable_range(A, never);
+    if (A->lo > A->hi) {
+        /* one count for every full warp: every level up to it always used */
+        int q = 4;
+        for (int level = 5; level < QUOTA_LEVELS; level++)
+            if (A->thr[level] == 0)
+                q = level;
+        A->lo = q + 1 > 32 ? 32 : q + 1;
+        A->hi = A->lo - 1;
+    }
+    free(qf);
+    free(full);
+    return MB_OK;
+}
+
+/* The total-variation distance between A's requests as planned and the
+ * profiled histogram. */
+static double plan_tv(const ctx *c, const qacc *A)
+{
+    const mb_hist *h = &c->f->mem[A->mem].sectors;
+    double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
+            p[h->key[i]] += total > 0 ? (double)h->count[i] / total : 0;
+    for (size_t k = 0; k < A->n; k++)
+        p[realized(A, A->req[k].x, A->req[k].mask)] -= 1.0 / (double)A->n;
+    for (int v = 0; v < QUOTA_LEVELS; v++)
+        tv += p[v] < 0 ? -p[v] : p[v];
+    return tv / 2;
+}
+
+/* Groups the accesses of one field width into windows, in program order
+ * (a window serves an access whose variable levels it covers), and writes
+ * each access's table; the host's thresholds become what the PTX computes. */
+static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
+{
+    for (size_t a = 0; a < nacc; a++) {
+        qacc *A = &acc[a];
+        memplan *pl = &c->plans[A->mem];
+        int bits = c->qpos[A->pos].bits, fields = 64 / bits;
+        uint32_t never = (UINT32_C(1) << bits) - 1;
+        int w = -1;
+        for (size_t k = c->nqwin; k-- > 0 && w < 0;)
+            if (c->qwin[k].bits == bits && c->qwin[k].lo <= A->lo && A->hi <= c->qwin[k].hi)
+                w = (int)k;
+        if (w < 0) {
+            if (c->nqwin == sizeof c->qwin / sizeof c->qwin[0])
+                return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                    "kernel %s: more than %zu local address windows", c->p->kernel,
+                                    c->nqwin);
+            /* reaching up as far as the table allows: later accesses tend
+             * to touch more sectors (counters filling up) */
+            quota_win *W = &c->qwin[c->nqwin];
+            W->bits = bits;
+            W->lo = A->lo;
+            W->hi = A->lo + fields - 2; /* the last field: never used */
+            if (A->lo + fields - 1 >= 32) {
+                W->hi = 32; /* no rank above it: no field for them */
+                if (W->lo > 33 - fields)
+                    W->lo = 33 - fields;
+            }
+            w = (int)c->nqwin++;
+        }
+        const quota_win *W = &c->qwin[w];
+        int n = W->hi - W->lo + 1;
+        uint64_t imm = 0;
+        for (int k = 0; k < n; k++)
+            imm |= (uint64_t)(A->thr[W->lo + k] & never) << (bits * k);
+        if (W->hi < 32)
+            imm |= (uint64_t)never << (bits * n);
+        pl->qimm = imm;
+        pl->qwin = w;
+        for (int level = 5; level < QUOTA_LEVELS; level++) {
+            int32_t s = cx_quota_shift(W, level - 5);
+            uint64_t t = (uint32_t)s >= 64 ? 0 : imm << (uint32_t)s;
+            A->thr[level] = (uint32_t)(t >> (64 - bits));
+        }
+    }
+    return MB_OK;
+}
+
+int32_t cx_quota_shift(const quota_win *W, int rank)
+{
+    int32_t s = 64 - W->bits + W->bits * (W->lo - 5) - W->bits * rank;
+    int32_t floor = 64 - W->bits * (W->hi - W->lo + 2);
+    return W->hi < 32 && s < floor ? floor : s;
+}
+
+mb_status cx_plan_quotas(ctx *c)
+{
+    size_t nacc = 0;
+    for (size_t i = 0; i < c->f->nmem; i++)
+        nacc += c->plans[i].kind == PLAN_QUOTA && c->plans[i].qshare < 0;
+    if (nacc == 0)
+        return MB_OK;
+    c->qpos = mb_arena_alloc(c->A, (c->nloops + 1) * sizeof(quota_pos));
+    qrun q;
+    memset(&q, 0, sizeof q);
+    q.c = c;
+    q.acc = calloc(nacc, sizeof(qacc));
+    q.latches = calloc(c->nloops + 1, sizeof(uint32_t));
+    uint64_t *nidx = calloc(c->nloops + 1, sizeof(uint64_t));
+    double *ecount = malloc((c->nb + 1) * sizeof(double));
+    mb_status st = MB_OK;
+    if (!c->qpos || !q.acc || !q.latches || !ecount || !nidx)
+        st = cx_nomem(c);
+    else
+        memset(c->qpos, 0, (c->nloops + 1) * sizeof(quota_pos));
+    for (uint32_t t = 0; st == MB_OK && t < c->nthreads; t++)
+        if ((c->kf[t] >> 5) + 1 > q.warps)
+            q.warps = (c->kf[t] >> 5) + 1;
+    for (size_t i = 0; st == MB_OK && i < c->f->nmem; i++) {
+        memplan *pl = &c->plans[i];
+        if (pl->kind != PLAN_QUOTA || pl->qshare >= 0)
+            continue;
+        qacc *A = &q.acc[q.nacc++];
+        A->mem = (int)i;
+        A->block = plan_block_of(c, pl);
+        A->pos = cx_block_loop(c, A->block) + 1;
+        pl->qpos = A->pos;
+    }
+    if (st == MB_OK) {
+        sim_watch w;
+        memset(&w, 0, sizeof w);
+        w.branch_block = w.loop = -1;
+        w.visit = visit;
+        w.visit_arg = &q;
+        st = cx_simulate(c, &w, ecount);
+        if (st == MB_OK && q.st == MB_OK && q.have_warp)
+            flush_warp(&q);
+        if (st == MB_OK)
+            st = q.st;
+    }
+    /* positions: bits for every request index of the register's accesses;
+     * the largest position is the sentinel that never-used fields hold, so
+     * it goes to an unused index, or else to one only partial warps use
+     * (their lanes touch what the host model says, sentinel or not) */
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++) {
+        uint64_t n = (uint64_t)q.warps * (q.acc[a].jmax + 1);
+        if (n > nidx[q.acc[a].pos])
+            nidx[q.acc[a].pos] = n;
+    }
+    for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
+        quota_pos *P = &c->qpos[l];
+        if (!nidx[l])
+            continue;
+        P->bits = 1;
+        while (P->bits < QUOTA_MAX_BITS && (UINT64_C(1) << P->bits) < nidx[l])
+            P->bits++;
+        uint64_t spare = nidx[l];
+        if ((UINT64_C(1) << P->bits) == nidx[l]) {
+            unsigned char *full = calloc(nidx[l], 1);
+            if (!full) {
+                st = cx_nomem(c);
+                break;
+            }
+            for (size_t a = 0; a < q.nacc; a++)
+                for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
+                    if (q.acc[a].req[k].mask == UINT32_MAX && q.acc[a].req[k].idx < nidx[l])
+                        full[q.acc[a].req[k].idx] = 1;
+            spare = nidx[l];
+            for (uint64_t i = nidx[l]; i-- > 0;)
+                if (!full[i]) {
+                    spare = i;
+                    break;
+                }
+            free(full);
+            /* one more bit keeps every partial warp off the sentinel (where
+             * all its lanes use their own words) when the tables still hold
+             * every access's levels */
+            int need = 0;
+            for (size_t a = 0; a < q.nacc; a++)
+                if (q.acc[a].pos == (int)l && fields_needed(c, &q.acc[a]) > need)
+                    need = fields_needed(c, &q.acc[a]);
+            if ((spare == nidx[l] || need <= 64 / (P->bits + 1)) && P->bits < QUOTA_MAX_BITS) {
+                P->bits++;
+                spare = nidx[l];
+            }
+        }
+        uint32_t mod = (UINT32_C(1) << P->bits) - 1;
+        /* a golden-ratio scramble spreads each warp's quotas over its
+         * iterations and the warps */
+        P->mul = ((uint32_t)((double)(mod + 1) * 0.6180339887) | 1) & mod;
+        P->add = (mod - (((uint32_t)spare * P->mul) & mod)) & mod;
+        P->step = (q.warps * P->mul) & mod;
+    }
+    /* where partial warps land decides what they touch: of the offsets that
+     * keep full warps off the sentinel (an unused index, or a partial
+     * warp's, on it), the one whose plans come closest to the profile
+     * (the first 64, fewer for many requests) */
+    for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
+        quota_pos *P = &c->qpos[l];
+        if (!P->bits)
+            continue;
+        uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add;
+        double best = 1e300;
+        /* a few million lane evaluations at most */
+        uint64_t work = 1, limit = 64;
+        for (size_t a = 0; a < q.nacc; a++)
+            if (q.acc[a].pos == (int)l)
+                work += q.acc[a].n * 32;
+        if (work * limit > (UINT64_C(1) << 24))
+            limit = (UINT64_C(1) << 24) / work + 1;
+        for (uint64_t u = 0, tried = 0; u <= mod && tried < limit && st == MB_OK; u++) {
+            int ok = u >= nidx[l];
+            for (size_t a = 0; a < q.nacc && !ok; a++)
+                for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
+                    if (q.acc[a].req[k].idx == u) {
+                        ok = q.acc[a].req[k].mask != UINT32_MAX;
+                        break;
+                    }
+            if (!ok)
+                continue;
+            P->add = (mod - (((uint32_t)u * P->mul) & mod)) & mod;
+            double tv = 0;
+            for (size_t a = 0; a < q.nacc && st == MB_OK; a++)
+                if (q.acc[a].pos == (int)l) {
+                    st = plan_access(c, &q.acc[a], P);
+                    /* compare's tolerance is 5%: an access above it counts most */
+                    double d = plan_tv(c, &q.acc[a]);
+                    tv += d >= 0.05 ? 1 + d : d;
+                }
+            tried++;
+            if (tv < best - 1e-12) {
+                best = tv;
+                best_add = P->add;
+            }
+        }
+        P->add = best_add;
+    }
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
+        st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
+    if (st == MB_OK)
+        st = plan_windows(c, q.acc, q.nacc);
+    for (size_t a = 0; a < q.nacc; a++) {
+        free(q.acc[a].req);
+        free(q.acc[a].mask_by_j);
+    }
+    free(q.acc);
+    free(q.latches);
+    free(nidx);
+    free(ecount);
+    return st;
+}
