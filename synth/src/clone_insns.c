@@ -1082,6 +1082,33 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
     return val_put(c, key, r);
 }
 
+/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
+static void pro_add_q(ctx *c, const char *op, const char *operands)
+{
+    need_seq *s = &c->b[c->cur_block].seqs[0];
+    size_t n = s->n;
+    pro_add(c, op, operands);
+    if (s->n > n)
+        s->items[n].anywhere = 1;
+}
+
+/* lane `op` imm (the 8-lane group's lane or the group) of the lane key,
+ * once per block; with `anywhere` placed as pro_add_q places it */
+static const char *lane_part(ctx *c, const char *lane, const char *key, const char *op,
+                             unsigned imm, int anywhere)
+{
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    const char *operands = cx_fmt(c, "%s, %s, %u", r, lane, imm);
+    if (anywhere)
+        pro_add_q(c, op, operands);
+    else
+        pro_add(c, op, operands);
+    return val_put(c, key, r);
+}
+
 /* Per-lane byte offset (b64) of a non-affine local access. Local memory is
  * interleaved by lane (as the profile counts it), so a request touches one
  * line per distinct word and one sector per distinct (word, 8-lane group).
@@ -1116,18 +1143,8 @@ static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_b
     if (r)
         return r;
     const char *lane = g_key(c, 1);
-    const char *in_group = val_find(c, "lane&7");
-    if (!in_group) {
-        in_group = cx_reg(c, MB_REG_B32);
-        pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 7", in_group, lane));
-        val_put(c, "lane&7", in_group);
-    }
-    const char *group = val_find(c, "lane>>3");
-    if (!group) {
-        group = cx_reg(c, MB_REG_B32);
-        pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 3", group, lane));
-        val_put(c, "lane>>3", group);
-    }
+    const char *in_group = lane_part(c, lane, "lane&7", "and.b32", 7, 0);
+    const char *group = lane_part(c, lane, "lane>>3", "shr.u32", 3, 0);
     const char *word = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B64);
     pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %u", word, in_group, d));
@@ -1206,15 +1223,6 @@ static const char *array_address(ctx *c, int array, int is64)
     return r;
 }
 
-/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
-static void pro_add_q(ctx *c, const char *op, const char *operands)
-{
-    need_seq *s = &c->b[c->cur_block].seqs[0];
-    size_t n = s->n;
-    pro_add(c, op, operands);
-    if (s->n > n)
-        s->items[n].anywhere = 1;
-}
 
 /* ------------------------------------------------ per-request quotas
  * (PLAN_QUOTA, clone_quota.c): per thread the lane's rank and its two
@@ -1224,23 +1232,13 @@ static void pro_add_q(ctx *c, const char *op, const char *operands)
 static const char *g_lane_low(ctx *c)
 {
     const char *r = val_find(c, "lane&7");
-    if (r)
-        return r;
-    const char *lane = g_key(c, 1);
-    r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 7", r, lane));
-    return val_put(c, "lane&7", r);
+    return r ? r : lane_part(c, g_key(c, 1), "lane&7", "and.b32", 7, 1);
 }
 
 static const char *g_lane_group(ctx *c)
 {
     const char *r = val_find(c, "lane>>3");
-    if (r)
-        return r;
-    const char *lane = g_key(c, 1);
-    r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 3", r, lane));
-    return val_put(c, "lane>>3", r);
+    return r ? r : lane_part(c, g_key(c, 1), "lane>>3", "shr.u32", 3, 1);
 }
 
 /* rank 4 * (lane & 7) + 3 - (lane >> 3): round-robin over the 8-lane
