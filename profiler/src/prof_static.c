@@ -1392,18 +1392,18 @@ static uint64_t *reachability(const mb_cfg *cfg, int *failed)
  * of r is the one that leaves it; paths through other definitions are not
  * excluded (a superset of the reaching definitions). At most 4 per register. */
 static void append_outside_defs(mb_buf *text, const mb_cfg *cfg, const int *blk, const uint64_t *reach,
-                                const uint32_t *def_start, const uint32_t *def_insn, uint32_t r,
-                                int b, uint32_t i, int *first_reg)
+                                const csr *defs, uint32_t r, int b, uint32_t i, int *first_reg)
 {
     size_t words = ((size_t)cfg->nblocks + 63) / 64;
+    const uint32_t end = defs->start[r + 1];
     int listed = 0;
-    for (uint32_t k = def_start[r]; k < def_start[r + 1] && listed < 4; k++) {
-        uint32_t j = def_insn[k];
+    for (uint32_t k = defs->start[r]; k < end && listed < 4; k++) {
+        uint32_t j = defs->succ[k];
         int d = blk[j];
         if (d < 0 || (d == b && j < i))
             continue;
         /* a later definition in the same block hides this one from other blocks */
-        if (k + 1 < def_start[r + 1] && blk[def_insn[k + 1]] == d)
+        if (k + 1 < end && blk[defs->succ[k + 1]] == d)
             continue;
         if (!(reach[(size_t)d * words + (size_t)b / 64] >> (b % 64) & 1))
             continue;
@@ -1430,30 +1430,19 @@ static int distances(ctx *c, const mb_cfg *cfg, const int *blk, prof_static *out
     /* every register's definitions, for the reads from outside a block */
     int reach_failed = 0;
     uint64_t *reach = ok ? reachability(cfg, &reach_failed) : NULL;
-    uint32_t *def_start = NULL, *def_insn = NULL;
+    csr defs = {0}; /* register -> its defining instructions, in order */
     ok = ok && !reach_failed;
     if (ok && reach) {
-        def_start = calloc((size_t)c->nregs + 2, sizeof(uint32_t));
-        ok = def_start != NULL;
+        elist pairs = {0};
         for (uint32_t i = 0; ok && i < fn->ninsns; i++) {
             scan(c, &fn->insns[i]);
             ok = !c->failed;
             for (size_t d = 0; ok && d < c->ndefs; d++)
                 if (c->defs[d] < c->nregs)
-                    def_start[c->defs[d] + 2]++;
+                    elist_add(&pairs, c->defs[d], i);
         }
-        for (uint32_t r = 0; ok && r < c->nregs; r++)
-            def_start[r + 2] += def_start[r + 1];
-        def_insn = ok ? malloc(((size_t)def_start[c->nregs + 1] + 1) * sizeof(uint32_t)) : NULL;
-        ok = ok && def_insn;
-        for (uint32_t i = 0; ok && i < fn->ninsns; i++) {
-            scan(c, &fn->insns[i]);
-            ok = !c->failed;
-            for (size_t d = 0; ok && d < c->ndefs; d++)
-                if (c->defs[d] < c->nregs)
-                    def_insn[def_start[c->defs[d] + 1]++] = i;
-        }
-        /* def_start[r] .. def_start[r + 1] now hold r's definitions in order */
+        ok = ok && !pairs.failed && csr_build(&defs, c->nregs, &pairs);
+        free(pairs.e);
     }
     for (int b = 0; ok && b < cfg->nblocks; b++) {
         const mb_block *blkp = &cfg->blocks[b];
@@ -1482,7 +1471,7 @@ static int distances(ctx *c, const mb_cfg *cfg, const int *blk, prof_static *out
                     ok = prof_hist_add(&out->dep_dist[b], (uint64_t)(i - last_def[r]), 1);
                     append_distance(text, text->len > word + (k > 0), i - last_def[r]);
                 } else if (reach) {
-                    append_outside_defs(in, cfg, blk, reach, def_start, def_insn, r, b, i, &first_reg);
+                    append_outside_defs(in, cfg, blk, reach, &defs, r, b, i, &first_reg);
                 }
             }
             if (text->len == word + (k > 0))
@@ -1501,8 +1490,7 @@ static int distances(ctx *c, const mb_cfg *cfg, const int *blk, prof_static *out
         stamp_base += blkp->ninsns + 1;
     }
     free(reach);
-    free(def_start);
-    free(def_insn);
+    csr_free(&defs);
     free(last_def);
     free(def_stamp);
     free(read_stamp);
