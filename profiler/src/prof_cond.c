@@ -514,9 +514,11 @@ static inline int64_t value32(prof_cond_kind kind, uint32_t v)
  * the model lane by lane.
  *
  * Why one lane can stand for the warp. Let R' be an earlier execution with
- * the same warp tag and lanes whose every lane the current model reproduced
- * (recorded under this generation of the model), and R this one, with
- * every feature but the thread ids uniform over the warp. The thread ids
+ * the same warp tag and lanes whose every lane the model reproduced
+ * (recorded), and R this one, both with every feature but the thread ids
+ * uniform over the warp. The current model reproduces every lane of R' even
+ * when it changed since (every accepted value stays reproduced:
+ * prof_affine.h), and its span holds them. The thread ids
  * are those of R' (same tag), so the model predicts p_l = p_lo + D_l in R,
  * D_l = v'_l - v'_lo the differences seen in R' (lo the lowest lane); the
  * span constraints, linear too, hold in every lane iff they hold in lane
@@ -525,14 +527,13 @@ static inline int64_t value32(prof_cond_kind kind, uint32_t v)
  * 2^32 integers, which also holds v_l), then v_l = p_l in every lane.
  *
  * Lane lo passes when it passed in the last execution recorded here and
- * what changed since agrees with the model: the features that changed (all
- * uniform) appear in no span constraint, and v_lo moved by the sum of their
- * coefficients times their changes. Otherwise the exact check of lane lo
+ * what changed since agrees with the current model: the features that
+ * changed (all uniform) appear in none of its span constraints, and v_lo
+ * moved by the sum of their coefficients times their changes. Otherwise the exact check of lane lo
  * decides.
  */
 typedef struct shape_operand {
-    uint64_t gen;           /* the model's generation (pm_affine.gen; 0: not recorded) */
-    uint32_t con_features;  /* features the model's span constraints read */
+    int recorded;           /* 0: nothing recorded (the rest is unset) */
     int64_t dmin, dmax;     /* range of v_l - v_lo */
     int64_t v_lo;           /* v_lo in the last execution */
     uint32_t delta[32];     /* v_l - v_lo modulo 2^32, per lane of the mask */
@@ -588,7 +589,7 @@ static prof_cond_shape *shape_find(struct prof_cond_shapes *shapes, const prof_c
     sh->mask = ex->executed;
     for (uint32_t f = 3; f < nf; f++)
         sh->u[f] = ex->feature_uniform[f];
-    sh->op[0].gen = sh->op[1].gen = 0;
+    sh->op[0].recorded = sh->op[1].recorded = 0;
     return sh;
 }
 
@@ -620,7 +621,7 @@ static int shape_hit(const prof_cond_fit *cf, unsigned k, shape_operand *so,
                      const prof_cond_exec *ex, uint32_t lo, uint32_t changed, const uint64_t *d)
 {
     const pm_affine *a = &cf->op[k];
-    if (so->gen != a->gen)
+    if (!so->recorded)
         return 0;
     const uint32_t *r = ex->values[k], r0 = r[lo];
     uint32_t bad = 0;
@@ -640,7 +641,7 @@ static int shape_hit(const prof_cond_fit *cf, unsigned k, shape_operand *so,
     const int64_t max = kind == PROF_COND_S32 ? INT32_MAX : (int64_t)UINT32_MAX;
     if (v0 + so->dmin < min || v0 + so->dmax > max)
         return 0;
-    if (changed & so->con_features) {
+    if (changed & a->span->con_used) {
         const uint8_t lane = (uint8_t)lo;
         uint64_t y0;
         values_of(kind, r, lo, NULL, 1, &y0);
@@ -666,7 +667,6 @@ static int shape_hit(const prof_cond_fit *cf, unsigned k, shape_operand *so,
 static void shape_record(const prof_cond_fit *cf, unsigned k, shape_operand *so,
                          const prof_cond_exec *ex, uint32_t lo)
 {
-    const pm_affine *a = &cf->op[k];
     const prof_cond_kind kind = (prof_cond_kind)cf->kind;
     const uint32_t *r = ex->values[k], r0 = r[lo];
     const int64_t v0 = value32(kind, r0);
@@ -678,9 +678,8 @@ static void shape_record(const prof_cond_fit *cf, unsigned k, shape_operand *so,
         so->dmin = dl < so->dmin ? dl : so->dmin;
         so->dmax = dl > so->dmax ? dl : so->dmax;
     }
-    so->con_features = a->span->con_used;
     so->v_lo = v0;
-    so->gen = a->gen;
+    so->recorded = 1;
 }
 
 /* Empty shapes: only what finds them needs clearing (a profile makes one
@@ -763,7 +762,7 @@ void prof_cond_fit_add(prof_cond_fit *cf, const prof_cond_exec *ex)
         if (cf->op[k].state == AFF_OK)
             shape_record(cf, k, so, ex, lo);
         else
-            so->gen = 0;
+            so->recorded = 0;
     }
     for (uint32_t m = changed; m; m &= m - 1)
         sh->u[__builtin_ctz(m)] = u[__builtin_ctz(m)];

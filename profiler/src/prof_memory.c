@@ -134,11 +134,12 @@ typedef struct pm_pending {
  * The guard keeps every address of a hit (and of the creating request) an
  * exact integer in [0, 2^64 - access_bytes], where translation cannot wrap.
  */
-/* Warp tags whose requests of one shape the affine model reproduced, under
- * model generation `gen` (see aff_check). */
+/* Warp tags whose requests of one shape the affine model reproduced, and
+ * the features from 3 on that were uniform in every one of those requests
+ * (see aff_check; `uniform` is meaningful once a tag is recorded). */
 typedef struct pm_verified {
     uint32_t tags;
-    uint64_t gen;
+    uint32_t uniform;
 } pm_verified;
 
 /* Constant-stride shapes (lanes and stride), whatever their alignment:
@@ -1132,19 +1133,30 @@ static inline int uniform_from3(const prof_mem_request *req, uint32_t used)
     return 1;
 }
 
+/* The features from 3 on that are the same in every lane of the request. */
+static inline uint32_t uniform_features(const prof_mem_request *req, uint32_t nf)
+{
+    uint32_t uniform = 0;
+    for (uint32_t k = 3; k < nf; k++)
+        uniform |= (uint32_t)(req->feature_lanes[k] == NULL) << k;
+    return uniform;
+}
+
 /*
  * The affine check of a request. `shape`: the verification record of the
  * request's shape (its lanes and address differences a[i] - a[0]), or NULL.
  *
  * Why entry 0 can suffice: let R' be an earlier request of this shape with
- * the same warp tag that the current model reproduced, and R this one,
- * both with every feature the model's check reads but the thread ids
- * uniform over the request (uniform_from3). The
- * thread-id columns are the same in R and R' (same tag), so every
- * feature's difference between entry i and entry 0 is the same in both;
- * so are the address differences (same shape). The model and the span
- * constraints are linear, so (modulo 2^64, the arithmetic of the fast
- * check) entry i of R passes iff entry 0 of R passes, as in R'.
+ * the same warp tag that the model reproduced, and R this one, both with
+ * every feature the current model's check reads but the thread ids uniform
+ * over the request (uniform_from3 for R, the record's `uniform` for R').
+ * The current model reproduces every entry of R' even when it changed
+ * since (every accepted access stays reproduced: prof_affine.h), and its
+ * span holds them. The thread-id columns are the same in R and R' (same
+ * tag), so every read feature's difference between entry i and entry 0 is
+ * the same in both; so are the address differences (same shape). The model
+ * and the span constraints are linear, so (modulo 2^64, the arithmetic of
+ * the fast check) entry i of R passes iff entry 0 of R passes, as in R'.
  */
 static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *shape)
 {
@@ -1153,15 +1165,14 @@ static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *sh
         return; /* what aff_request would do, without looking at the request */
     const uint32_t tag = req->warp_tag;
     const int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
-    if (tagged && a->state == AFF_OK && shape->gen == a->gen && ((shape->tags >> (tag - 1)) & 1) &&
-        uniform_from3(req, a->used) && aff_entry_ok(a, req, 0))
+    if (tagged && a->state == AFF_OK && ((shape->tags >> (tag - 1)) & 1) &&
+        (a->used & ~7u & ~shape->uniform) == 0 && uniform_from3(req, a->used) &&
+        aff_entry_ok(a, req, 0))
         return;
     aff_request(a, req);
     if (tagged && a->state == AFF_OK && uniform_from3(req, a->used)) {
-        if (shape->gen != a->gen) {
-            shape->tags = 0;
-            shape->gen = a->gen;
-        }
+        const uint32_t uniform = uniform_features(req, a->nf);
+        shape->uniform = shape->tags ? shape->uniform & uniform : uniform;
         shape->tags |= 1u << (tag - 1);
     }
 }
@@ -1302,7 +1313,7 @@ static pm_memo *memo_alloc(void)
         m->valid = 0;
         m->foreign = 0;
         m->hits = 0;
-        m->verified.gen = 0;
+        m->verified.tags = 0;
         m->line_heap = NULL;
         m->line_cap = 0;
     }
