@@ -120,8 +120,9 @@ typedef struct prof_mem_config {
  * warp_tag (column form only; 0: none) is the warp's index in its CTA plus
  * one. Giving it promises that columns 0-2 hold the same values in every
  * request with that tag, so that a request whose addresses have the shape
- * of one already verified under the same affine model, and whose other
- * features are all uniform, is checked on its first entry alone.
+ * of one the instruction's affine model already reproduced (in this or an
+ * earlier state of the model), and whose other features are all uniform,
+ * is checked on its first entry alone.
  *
  * lane_mask (optional, 0: none) is lane_index as a bit mask, which the
  * collector has at hand: given, it must match lane_index (or lanes 0 to

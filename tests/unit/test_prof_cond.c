@@ -18,6 +18,7 @@
 #define HEADER ".version 8.8\n.target sm_75\n.address_size 64\n"
 
 #include "profile_fixture.h"
+#include "../../profiler/src/prof_cond.h"
 
 /* The kernel's JSON profile of the manifest's only launch. */
 static json_t *profile(const char *ptx, const char *manifest_json)
@@ -468,6 +469,86 @@ static void test_dominating(void **state)
     json_decref(root);
 }
 
+/* The fit of a comparison fed by hand: executions of two warps whose
+ * features from 3 on are uniform, given with their warp tags (so that a
+ * repeated shape is accepted on one lane) or without (every lane through
+ * the fitter). Operand a is tid.x + 100 iter, plus 5 from execution
+ * `jump` on; ctaid.x changes from 0 to 1 at execution 20 while a does not
+ * move, so a jump at 30 contradicts what was seen at 20 (no exact model),
+ * and a jump at 20 is explained by ctaid.x. Both ways must agree. */
+static const char *fit_ptx = HEADER ".visible .entry k()\n{\n"
+                             "  .reg .b32 %r<3>;\n  .reg .pred %p<2>;\n"
+                             "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, 7;\n"
+                             "  setp.lt.s32 %p1, %r1, %r2;\n  ret;\n}\n";
+
+static int fit_operand_a(const mb_function *fn, const mb_insn *setp, int tagged, int jump,
+                         int64_t coef[PM_MAXCOL], uint32_t *ncoef)
+{
+    enum { NF = 7 };
+    prof_cond_fit *cf = prof_cond_fit_new(fn, setp, NF, 0);
+    assert_non_null(cf);
+    int64_t tid[2][32], uniform[NF] = {0};
+    const int64_t *columns[2][NF] = {{NULL}};
+    for (int w = 0; w < 2; w++) {
+        for (int l = 0; l < 32; l++)
+            tid[w][l] = 32 * w + l;
+        columns[w][0] = tid[w];
+    }
+    for (int e = 0; e < 40; e++) {
+        for (int w = 0; w < 2; w++) {
+            uint32_t a[32], b[32];
+            uniform[3] = e < 20 ? 0 : 1;
+            uniform[6] = e / 2;
+            for (int l = 0; l < 32; l++) {
+                a[l] = (uint32_t)(tid[w][l] + 100 * uniform[6] + (e >= jump ? 5 : 0));
+                b[l] = 7;
+            }
+            const prof_cond_exec ex = {.executed = UINT32_MAX,
+                                       .values = {a, b},
+                                       .feature_lanes = columns[w],
+                                       .feature_uniform = uniform,
+                                       .warp_tag = tagged ? (uint32_t)w + 1 : 0,
+                                       .uniform = 1};
+            if (prof_cond_fit_open(cf))
+                prof_cond_fit_add(cf, &ex);
+        }
+    }
+    const int exact = prof_cond_operand(cf, fn, setp, 0, coef, ncoef);
+    prof_cond_fit_free(cf);
+    return exact;
+}
+
+static void test_fit_tagged_matches_untagged(void **state)
+{
+    (void)state;
+    mb_module *m = NULL;
+    mb_error err;
+    assert_int_equal(mb_ptx_parse(fit_ptx, strlen(fit_ptx), "fit.ptx", &m, &err), MB_OK);
+    const mb_function *fn = &m->funcs[0];
+    const mb_insn *setp = NULL;
+    for (uint32_t i = 0; i < fn->ninsns; i++)
+        if (fn->insns[i].opcode == MB_OP_SETP)
+            setp = &fn->insns[i];
+    assert_non_null(setp);
+    const int jumps[] = {30, 20, 100};
+    for (unsigned j = 0; j < sizeof(jumps) / sizeof(jumps[0]); j++) {
+        int64_t with[PM_MAXCOL], without[PM_MAXCOL];
+        uint32_t nwith = 0, nwithout = 0;
+        const int exact = fit_operand_a(fn, setp, 1, jumps[j], with, &nwith);
+        assert_int_equal(exact, fit_operand_a(fn, setp, 0, jumps[j], without, &nwithout));
+        assert_int_equal(exact, jumps[j] != 30);
+        if (exact) {
+            assert_int_equal(nwith, nwithout);
+            for (uint32_t k = 0; k < nwith; k++)
+                assert_int_equal(with[k], without[k]);
+            assert_int_equal(with[1], 1);   /* tid.x */
+            assert_int_equal(with[7], 100); /* the iteration */
+            assert_int_equal(with[4], jumps[j] == 20 ? 5 : 0); /* ctaid.x */
+        }
+    }
+    mb_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_repeats_checked),
         cmocka_unit_test(test_dominating),
+        cmocka_unit_test(test_fit_tagged_matches_untagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1718,6 +1718,77 @@ static void test_affine_late_feature(void **state)
     prof_mem_free(pm);
 }
 
+/* Requests in column form with warp tags take the profiler's shortcut (a
+ * shape already verified is checked on its first entry alone); the same
+ * requests in row form are checked lane by lane. Whatever the features do
+ * (uniform or varying per lane, the model changing as new ones vary) and
+ * whether or not the addresses are affine, both must reach the same result. */
+static void test_affine_tagged_matches_rows(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    for (int sequence = 0; sequence < 60; sequence++) {
+        prof_mem *cols_pm = mk(NF), *rows_pm = mk(NF);
+        const int lane_varying_it = sequence % 3 != 0, perturbed = sequence % 4 == 1;
+        /* the addresses ignore the iteration's lane part: the shape of a
+         * verified request whose lanes the model does not reproduce */
+        const int lane_part_ignored = sequence % 4 == 3;
+        const uint64_t it_coef = sequence % 5 == 2 ? 0 : 512;
+        for (int rq_i = 0; rq_i < 80; rq_i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const uint32_t tag = 1 + (uint32_t)((seed >> 33) & 1);
+            const int half = ((seed >> 40) & 7) == 0; /* the low 16 lanes only */
+            const int64_t cx = (int64_t)((seed >> 44) % 3), iter = rq_i / 8;
+            const int vary = lane_varying_it && ((seed >> 50) & 7) == 0;
+            const uint32_t n = half ? 16 : 32;
+            int64_t tx[32], it[32], uniform[NF] = {0}, rows[32 * NF];
+            uint64_t a[32];
+            const int64_t *columns[NF] = {NULL};
+            uniform[F_CX] = cx;
+            uniform[F_IT] = iter;
+            for (uint32_t l = 0; l < 32; l++) {
+                tx[l] = (int64_t)(tag - 1) * 32 + l;
+                it[l] = iter + (vary ? (int64_t)(l & 1) : 0);
+            }
+            columns[F_TX] = tx;
+            if (vary)
+                columns[F_IT] = it;
+            for (uint32_t l = 0; l < n; l++) {
+                int64_t *x = rows + l * NF;
+                memset(x, 0, NF * sizeof(int64_t));
+                x[F_TX] = tx[l];
+                x[F_CX] = cx;
+                x[F_IT] = it[l];
+                a[l] = 0x100000 + 4 * (uint64_t)tx[l] +
+                       it_coef * (uint64_t)(lane_part_ignored ? iter : it[l]) +
+                       4096 * (uint64_t)cx + (perturbed && rq_i == 60 && l == 5 ? 8 : 0);
+            }
+            prof_mem_request by_cols = {.lanes = n,
+                                        .addrs = a,
+                                        .access_bytes = 4,
+                                        .space = MB_SPACE_GLOBAL,
+                                        .feature_lanes = columns,
+                                        .feature_uniform = uniform,
+                                        .warp_tag = tag};
+            prof_mem_request by_rows = {
+                .lanes = n, .addrs = a, .access_bytes = 4, .space = MB_SPACE_GLOBAL, .features = rows};
+            assert_int_equal(prof_mem_add(cols_pm, &by_cols), 1);
+            assert_int_equal(prof_mem_add(rows_pm, &by_rows), 1);
+        }
+        const prof_mem_result *rc = prof_mem_finish(cols_pm), *rr = prof_mem_finish(rows_pm);
+        assert_int_equal(rc->affine, rr->affine);
+        if (!lane_part_ignored)
+            assert_int_equal(rr->affine, !perturbed);
+        else if (lane_varying_it && it_coef != 0)
+            assert_int_equal(rr->affine, 0);
+        if (rr->affine)
+            for (uint32_t k = 0; k <= NF; k++)
+                assert_int_equal(rc->coef[k], rr->coef[k]);
+        prof_mem_free(cols_pm);
+        prof_mem_free(rows_pm);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1737,6 +1808,7 @@ int main(void)
         cmocka_unit_test(test_affine_fractional), cmocka_unit_test(test_affine_wide_values),
         cmocka_unit_test(test_affine_random),
         cmocka_unit_test(test_affine_2d),         cmocka_unit_test(test_affine_late_feature),
+        cmocka_unit_test(test_affine_tagged_matches_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
