@@ -228,6 +228,9 @@ int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint3
 mb_status cx_classify(ctx *c);
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_rev_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_rev_fine_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_cta_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
 /* Comparisons the original made: the width the clone compares in (32 or

@@ -570,6 +570,19 @@ static const char *g_key(ctx *c, uint32_t period)
     return val_put(c, key, r);
 }
 
+/* reversed branch keys (cx_rev_key, cx_rev_fine_key), compared unsigned */
+static const char *g_rkey(ctx *c, int fine)
+{
+    const char *key = fine ? "rfkey" : "rkey";
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *x = !fine && c->tpc % 32 == 0 ? g_ltid(c) : g_kf(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "brev.b32", cx_fmt(c, "%s, %s", r, x));
+    return val_put(c, key, r);
+}
+
 /* fine key: ties within the lane key broken by warp, for exact thresholds */
 static const char *g_fkey(ctx *c, uint32_t period)
 {
@@ -1906,8 +1919,11 @@ static mb_status branch_slot(ctx *c, int block)
         guard = cx_fmt(c, "@%s", p);
         break;
     case MB_RULE_KEY:
-        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
-            br->cta_relative ? g_ckey(c) : br->fine ? g_fkey(c, br->lane_period) : g_key(c, br->lane_period),
+        ADD(q, cx_fmt(c, "setp.lt.%s", br->reversed ? "u32" : ty), "%s, %s, %u", p,
+            br->reversed       ? g_rkey(c, br->fine)
+            : br->cta_relative ? g_ckey(c)
+            : br->fine         ? g_fkey(c, br->lane_period)
+                               : g_key(c, br->lane_period),
             br->threshold);
         break;
     case MB_RULE_BOX: {
@@ -2060,7 +2076,9 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             continue;
         const mb_clone_branch *br = &c->m->branches[b->branch];
         if (br->rule == MB_RULE_KEY) {
-            if (br->cta_relative)
+            if (br->reversed)
+                snprintf(key, sizeof key, "%s", br->fine ? "rfkey" : "rkey");
+            else if (br->cta_relative)
                 snprintf(key, sizeof key, "ckey");
             else if (!br->lane_period)
                 snprintf(key, sizeof key, "gtid");
@@ -2173,7 +2191,9 @@ static void branch_values(ctx *c, int block)
     c->cur_block = block;
     switch (br->rule) {
     case MB_RULE_KEY:
-        if (br->cta_relative)
+        if (br->reversed)
+            g_rkey(c, br->fine);
+        else if (br->cta_relative)
             g_ckey(c);
         else if (br->fine)
             g_fkey(c, br->lane_period);

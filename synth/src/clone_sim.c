@@ -152,16 +152,16 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Threads' weights aggregated by key_P, ascending. */
-static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, int fine, size_t *n)
+typedef uint32_t (*key_fn)(const ctx *c, uint32_t t, uint32_t period);
+
+/* Threads' weights aggregated by key(t, period), ascending. */
+static keyed *by_key(ctx *c, const uint64_t *weight, key_fn key, uint32_t period, size_t *n)
 {
     keyed *k = malloc((c->nthreads + 1) * sizeof(*k));
     if (!k)
         return NULL;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        k[t].key = period == UINT32_MAX ? c->ckey[t]
-                   : fine                ? cx_fine_key(c, t, period)
-                                         : cx_key(c, t, period);
+        k[t].key = key(c, t, period);
         k[t].weight = weight[t];
     }
     qsort(k, c->nthreads, sizeof(*k), cmp_keyed);
@@ -260,6 +260,59 @@ static mb_status calibrate_box(ctx *c, mb_clone_branch *br, const uint64_t *w, d
     return MB_OK;
 }
 
+/* The threshold of a KEY branch: its key alone (one instruction) when it
+ * can hit the count, else ties broken by warp. */
+static mb_status calibrate_key(ctx *c, mb_clone_branch *br, const uint64_t *weight, double target)
+{
+    key_fn plain = br->cta_relative ? cx_cta_key : br->reversed ? cx_rev_key : cx_key;
+    size_t n;
+    keyed *k = by_key(c, weight, plain, br->lane_period, &n);
+    if (!k)
+        return cx_nomem(c);
+    br->threshold = threshold_for(k, n, target);
+    double got = 0;
+    for (size_t i = 0; i < n && k[i].key < br->threshold; i++)
+        got += (double)k[i].weight;
+    free(k);
+    br->fine = !br->cta_relative && br->lane_period && (got - target > 0.5 || target - got > 0.5);
+    if (!br->fine)
+        return MB_OK;
+    k = by_key(c, weight, br->reversed ? cx_rev_fine_key : cx_fine_key, br->lane_period, &n);
+    if (!k)
+        return cx_nomem(c);
+    br->threshold = threshold_for(k, n, target);
+    free(k);
+    return MB_OK;
+}
+
+/* The share of warp executions of a KEY branch that diverge, its decision
+ * being constant per thread: a warp runs the branch as often as its
+ * busiest lane, and diverges every time when its lanes' decisions differ. */
+static double predicted_divergence(const ctx *c, const mb_clone_branch *br, const uint64_t *execs)
+{
+    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
+    uint64_t *most = calloc(warps, sizeof(uint64_t));
+    unsigned char *sides = calloc(warps, 1);
+    double total = 0, diverged = 0;
+    if (most && sides) {
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            uint32_t wp = c->kf[t] >> 5;
+            if (!execs[t] || wp >= warps)
+                continue;
+            if (execs[t] > most[wp])
+                most[wp] = execs[t];
+            sides[wp] |= cx_branch_key(c, t, br) < br->threshold ? 1 : 2;
+        }
+        for (uint32_t wp = 0; wp < warps; wp++) {
+            total += (double)most[wp];
+            diverged += sides[wp] == 3 ? (double)most[wp] : 0;
+        }
+    }
+    free(most);
+    free(sides);
+    return total > 0 ? diverged / total : 0;
+}
+
 static mb_status calibrate_branch(ctx *c, int block, double *ecount)
 {
     mb_clone_branch *br = &c->m->branches[c->b[block].branch];
@@ -288,27 +341,20 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                             : want >= w.nhashes ? UINT32_MAX
                                                 : w.hashes[want];
         } else {
-            /* the lane key alone (one instruction) when it can hit the count;
-             * else ties broken by warp */
-            size_t n;
-            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, 0, &n);
-            if (!k) {
-                st = cx_nomem(c);
-            } else {
-                br->threshold = threshold_for(k, n, target);
-                double got = 0;
-                for (size_t i = 0; i < n && k[i].key < br->threshold; i++)
-                    got += (double)k[i].weight;
-                br->fine = !br->cta_relative && br->lane_period && (got - target > 0.5 || target - got > 0.5);
-            }
-            free(k);
-            if (st == MB_OK && br->fine) {
-                k = by_key(c, w.per_thread, br->lane_period, 1, &n);
-                if (!k)
-                    st = cx_nomem(c);
-                else
-                    br->threshold = threshold_for(k, n, target);
-                free(k);
+            st = calibrate_key(c, br, w.per_thread, target);
+            /* every warp diverging (P = 1) but the lane key leaving some
+             * undiverged: partial warps, which hold the low lanes only, and
+             * the reversed key splits those too. The lane order is kept
+             * otherwise: it keeps a guarded access's lanes together. */
+            if (st == MB_OK && br->lane_period == 1 && !br->cta_relative) {
+                mb_clone_branch plain = *br;
+                double d0 = predicted_divergence(c, br, w.per_thread);
+                br->reversed = 1;
+                st = calibrate_key(c, br, w.per_thread, target);
+                double d1 = st == MB_OK ? predicted_divergence(c, br, w.per_thread) : d0;
+                double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
+                if (st == MB_OK && e1 * e1 >= e0 * e0)
+                    *br = plain;
             }
         }
     }
@@ -513,7 +559,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         return cx_nomem(c);
     mb_status st = cx_simulate(c, &w, ecount);
     size_t nk = 0;
-    keyed *k = st == MB_OK ? by_key(c, w.activations, cl->lane_period, 0, &nk) : NULL;
+    keyed *k = st == MB_OK ? by_key(c, w.activations, cx_key, cl->lane_period, &nk) : NULL;
     if (st == MB_OK && !k)
         st = cx_nomem(c);
     if (st == MB_OK) {

@@ -4,8 +4,9 @@
 # CFG equals the original's, and every block's ECount is the original's
 # (outside loops) or within 10% of the count expected at that reduction
 # (inside loops); vecadd, warp_reduce, transpose_naive, stencil2d, kmeans,
-# transpose_shared and reduce_seq (tid_loop at R = 1, nbody_f64 at R = 1, 2
-# and 8, matmul at R > 1) meet every tolerance, matmul's branches and
+# transpose_shared, reduce_seq and blackscholes (its partial warp diverges as
+# the original's; tid_loop at R = 1, nbody_f64 at R = 1, 2 and 8, matmul at
+# R > 1) meet every tolerance, matmul's branches and
 # accesses do at every R, local_array's local accesses touch the original's
 # sectors per request, and thirteen clones run the original's thread
 # instructions within 2% at R = 1; tid_loop's and devfunc's clones read their
@@ -45,7 +46,7 @@ for dir in "$EX"/*/; do
     # clones that meet every tolerance today: kept that way
     case "$name/$R" in
       vecadd/* | warp_reduce/* | transpose_naive/* | stencil2d/* | kmeans/* | tid_loop/1 | \
-      nbody_f64/[128] | matmul/[28m]* | transpose_shared/* | reduce_seq/*)
+      nbody_f64/[128] | matmul/[28m]* | transpose_shared/* | reduce_seq/* | blackscholes/*)
         grep -q "all statistics within tolerance" "$TMP/cmp" && pass ||
           fail "$name R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p)" ;;
     esac
