@@ -298,6 +298,23 @@ uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
                             : cx_key(c, t, br->lane_period);
 }
 
+/* A tree reduction's active threads halve every iteration; a threshold
+ * constant across iterations splits the same warps every time (every
+ * warp holding the boundary diverges in every iteration), while halving
+ * splits whole warps first and single warps only once fewer than a warp's
+ * threads are left, as the original does. */
+uint32_t cx_halved(const mb_clone_branch *br, uint32_t shift)
+{
+    if (!br->halving)
+        return br->threshold;
+    return shift >= 32 ? 0 : br->threshold >> shift;
+}
+
+uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter)
+{
+    return br->halving ? cx_halved(br, cx_sampled_iter(c, br->loop, t, iter[br->loop])) : br->threshold;
+}
+
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
 {
     const mb_clone_loop *l = &c->m->loops[loop];
@@ -618,7 +635,10 @@ mb_status cx_classify(ctx *c)
             cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
         else
             cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
-        cb->loop = -1;
+        /* a thread condition reading the loop's counter may halve its
+         * threshold every iteration (the calibration decides) */
+        if (cb->rule != MB_RULE_KEY || !br->reads_loop_counter)
+            cb->loop = -1;
     }
     /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i);
      * a loop whose warps all mix trip counts keeps its spread (trip_reduce.c) */

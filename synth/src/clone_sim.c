@@ -88,7 +88,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                 int p = 0, taken;
                 switch (br->rule) {
                 case MB_RULE_KEY:
-                    p = cx_branch_key(c, t, br) < br->threshold;
+                    p = cx_branch_key(c, t, br) < cx_branch_limit(c, br, t, iter);
                     break;
                 case MB_RULE_HASH:
                     p = hash_value(c, br, t, iter) < br->threshold;
@@ -118,6 +118,13 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                         }
                         for (uint32_t k = 0; k < wt; k++)
                             w->hashes[w->nhashes++] = hash_value(c, br, t, iter);
+                    }
+                    if (br->rule == MB_RULE_KEY && br->loop >= 0) {
+                        if (MB_GROW(w->execs, w->execs_cap, w->nexecs + 1) != MB_OK) {
+                            st = cx_nomem(c);
+                            break;
+                        }
+                        w->execs[w->nexecs++] = (sim_exec){t, cx_sampled_iter(c, br->loop, t, iter[br->loop]), wt};
                     }
                 }
                 next = taken ? B->taken : B->fall;
@@ -313,6 +320,115 @@ static double predicted_divergence(const ctx *c, const mb_clone_branch *br, cons
     return total > 0 ? diverged / total : 0;
 }
 
+/* The watched KEY branch's executions under its rule: how many fall
+ * through (weighted), and the share of warp executions that diverge, a
+ * thread's k-th execution running with its warp's other lanes' k-th. */
+static mb_status key_outcome(ctx *c, const mb_clone_branch *br, const sim_watch *w, double *below,
+                             double *divergence)
+{
+    mb_status st = MB_OK;
+    double total = 0, diverged = 0;
+    unsigned char *sides = NULL;
+    uint32_t *most = NULL;
+    size_t cap = 0, cap2 = 0, n = 0;
+    *below = 0;
+    for (size_t i = 0; i < w->nexecs;) {
+        /* one warp's executions: its threads are consecutive */
+        uint32_t warp = c->kf[w->execs[i].t] >> 5;
+        size_t end = i;
+        while (end < w->nexecs && c->kf[w->execs[end].t] >> 5 == warp)
+            end++;
+        n = 0;
+        for (size_t j = i, k = 0; j < end; j++, k++) {
+            const sim_exec *e = &w->execs[j];
+            if (j > i && e->t != w->execs[j - 1].t)
+                k = 0;
+            if (k >= n) {
+                if (MB_GROW(sides, cap, k + 1) != MB_OK || MB_GROW(most, cap2, k + 1) != MB_OK) {
+                    st = cx_nomem(c);
+                    goto out;
+                }
+                for (; n <= k; n++)
+                    sides[n] = 0, most[n] = 0;
+            }
+            int fall = cx_branch_key(c, e->t, br) < cx_halved(br, e->shift);
+            *below += fall ? e->weight : 0;
+            sides[k] |= fall ? 1 : 2;
+            if (e->weight > most[k])
+                most[k] = e->weight;
+        }
+        for (size_t k = 0; k < n; k++) {
+            total += most[k];
+            diverged += sides[k] == 3 ? most[k] : 0;
+        }
+        i = end;
+    }
+out:
+    free(sides);
+    free(most);
+    *divergence = total > 0 ? diverged / total : 0;
+    return st;
+}
+
+/* The halving threshold whose fall-through count is nearest the target
+ * (the count grows with the threshold). */
+static mb_status calibrate_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, double target)
+{
+    uint64_t lo = 0, hi = UINT32_MAX;
+    double below = 0, fewer = 0, div;
+    mb_status st = MB_OK;
+    while (lo < hi && st == MB_OK) {
+        uint64_t mid = (lo + hi) / 2;
+        br->threshold = (uint32_t)mid;
+        st = key_outcome(c, br, w, &below, &div);
+        if (below >= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    br->threshold = (uint32_t)lo;
+    if (st == MB_OK)
+        st = key_outcome(c, br, w, &below, &div);
+    if (st == MB_OK && lo > 0) {
+        br->threshold = (uint32_t)lo - 1;
+        st = key_outcome(c, br, w, &fewer, &div);
+        if (target - fewer > below - target)
+            br->threshold = (uint32_t)lo;
+    }
+    return st;
+}
+
+/* A halving threshold for a KEY branch in a loop, kept when it meets the
+ * count (within 1%) and comes closer to the original's divergence than
+ * the constant one calibrated already. */
+static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, double target)
+{
+    mb_clone_branch flat = *br;
+    double below, d0, d1;
+    mb_status st = key_outcome(c, br, w, &below, &d0);
+    br->halving = 1;
+    br->fine = 0;
+    if (st == MB_OK)
+        st = calibrate_halving(c, br, w, target);
+    if (st == MB_OK)
+        st = key_outcome(c, br, w, &below, &d1);
+    if (st == MB_OK && (below - target > 0.5 || target - below > 0.5) && br->lane_period && !br->cta_relative) {
+        br->fine = 1;
+        st = calibrate_halving(c, br, w, target);
+        if (st == MB_OK)
+            st = key_outcome(c, br, w, &below, &d1);
+    }
+    if (st != MB_OK)
+        return st;
+    double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
+    double miss = below > target ? below - target : target - below;
+    if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target) {
+        *br = flat;
+        br->loop = -1;
+    }
+    return MB_OK;
+}
+
 static mb_status calibrate_branch(ctx *c, int block, double *ecount)
 {
     mb_clone_branch *br = &c->m->branches[c->b[block].branch];
@@ -341,6 +457,7 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                             : want >= w.nhashes ? UINT32_MAX
                                                 : w.hashes[want];
         } else {
+            br->reversed = br->halving = 0;
             st = calibrate_key(c, br, w.per_thread, target);
             /* every warp diverging (P = 1) but the lane key leaving some
              * undiverged: partial warps, which hold the low lanes only, and
@@ -356,10 +473,15 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                 if (st == MB_OK && e1 * e1 >= e0 * e0)
                     *br = plain;
             }
+            /* a halving threshold, kept when it meets the count and comes
+             * closer to the original's divergence */
+            if (st == MB_OK && br->loop >= 0)
+                st = try_halving(c, br, &w, target);
         }
     }
     free(w.per_thread);
     free(w.hashes);
+    free(w.execs);
     return st;
 }
 

@@ -144,6 +144,7 @@ typedef struct mb_sprof_branch {
     double divergence_fraction;
     const char *condition;  /**< "uniform", "thread/cta id", "data-dependent" */
     int cta_relative;       /**< condition_sources has "thread id" but not "cta id" */
+    int reads_loop_counter; /**< condition_sources has "loop counter" */
     const mb_cond_model *model; /**< condition_model, NULL when the profile has none */
 } mb_sprof_branch;
 
@@ -290,6 +291,8 @@ typedef struct mb_clone_branch {
     int cta_relative;      /**< key = ltid * CTAs + cta: the first N threads of every CTA */
     int fine;              /**< lane key with ties broken by warp (exact counts) */
     int reversed;          /**< P = 1: the key is the thread index bit-reversed */
+    int halving;           /**< KEY: the threshold halves every iteration of `loop`
+                                (threshold >> the original's index, cx_sampled_iter) */
     uint32_t threshold;
     uint32_t hash_mult;
     uint32_t box_x, box_y;
