@@ -83,7 +83,9 @@ static void readme_cases(const mb_clone_model *m, const char *prefix, mb_buf *ca
         mb_buf_printf(cases, "| %s%d | %d | %s | %s", prefix, b->block, b->line,
                       mb_clone_case_name(b->kind), mb_clone_rule_name(b->rule));
         if (b->rule == MB_RULE_KEY)
-            mb_buf_printf(cases, " (lane period %u, threshold %u)", b->lane_period, b->threshold);
+            mb_buf_printf(cases, " (lane period %u%s, threshold %u%s)", b->lane_period,
+                          b->reversed ? " bit-reversed" : "", b->threshold,
+                          b->halving ? " halved every iteration" : "");
         if (b->rule == MB_RULE_BOX)
             mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
         if (b->rule == MB_RULE_COMPARE) {

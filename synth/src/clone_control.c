@@ -245,6 +245,35 @@ static int log2_of(uint32_t p)
     return l;
 }
 
+static uint32_t brev32(uint32_t x)
+{
+    uint32_t rev = 0;
+    for (int i = 0; i < 32; i++)
+        rev |= ((x >> i) & 1u) << (31 - i);
+    return rev;
+}
+
+/* The reversed keys of a branch splitting every warp (P = 1), compared
+ * unsigned: a threshold on the lane puts every low lane on one side, so a
+ * partial warp (the grid's last, holding the low lanes only) never diverges
+ * where the original's data-dependent condition splits it as any other
+ * warp. Reversed, the lane is the top five bits, its low values spread over
+ * the range, and the reversed warp index below breaks ties. The index in
+ * the CTA, at hand in every kernel, has the lane's bits when CTAs are whole
+ * warps; the fine key reverses kf, whose warps differ across CTAs, so one
+ * `brev` hits any count. */
+uint32_t cx_rev_key(const ctx *c, uint32_t t, uint32_t period)
+{
+    (void)period;
+    return brev32(c->tpc % 32 == 0 ? c->kf[t] % c->tpc : c->kf[t]);
+}
+
+uint32_t cx_rev_fine_key(const ctx *c, uint32_t t, uint32_t period)
+{
+    (void)period;
+    return brev32(c->kf[t]);
+}
+
 uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period)
 {
     if (!period)
@@ -254,11 +283,36 @@ uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period)
     return (c->kf[t] & (period * 32 - 1)) * q + (c->kf[t] >> (5 + log2_of(period)));
 }
 
+uint32_t cx_cta_key(const ctx *c, uint32_t t, uint32_t period)
+{
+    (void)period;
+    return c->ckey[t];
+}
+
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br)
 {
+    if (br->reversed)
+        return br->fine ? cx_rev_fine_key(c, t, 1) : cx_rev_key(c, t, 1);
     return br->cta_relative ? c->ckey[t]
            : br->fine       ? cx_fine_key(c, t, br->lane_period)
                             : cx_key(c, t, br->lane_period);
+}
+
+/* A tree reduction's active threads halve every iteration; a threshold
+ * constant across iterations splits the same warps every time (every
+ * warp holding the boundary diverges in every iteration), while halving
+ * splits whole warps first and single warps only once fewer than a warp's
+ * threads are left, as the original does. */
+uint32_t cx_halved(const mb_clone_branch *br, uint32_t shift)
+{
+    if (!br->halving)
+        return br->threshold;
+    return shift >= 32 ? 0 : br->threshold >> shift;
+}
+
+uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter)
+{
+    return br->halving ? cx_halved(br, cx_sampled_iter(c, br->loop, t, iter[br->loop])) : br->threshold;
 }
 
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
@@ -504,6 +558,7 @@ mb_status cx_classify(ctx *c)
         cb->true_taken = 1;
         uint64_t total = br->taken + br->not_taken;
         cb->target_taken = total ? (double)br->taken / (double)total : 0;
+        cb->target_divergence = br->divergence_fraction;
         int l = cb->loop;
         int controller = l >= 0 && m->loops[l].controller == (int)k;
         if (b->fall == b->taken || br->taken == 0 || br->not_taken == 0 || (l >= 0 && !controller && m->loops[l].controller < 0 && c->f->loops[l].activations == 0)) {
@@ -580,7 +635,10 @@ mb_status cx_classify(ctx *c)
             cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
         else
             cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
-        cb->loop = -1;
+        /* a thread condition reading the loop's counter may halve its
+         * threshold every iteration (the calibration decides) */
+        if (cb->rule != MB_RULE_KEY || !br->reads_loop_counter)
+            cb->loop = -1;
     }
     /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i);
      * a loop whose warps all mix trip counts keeps its spread (trip_reduce.c) */

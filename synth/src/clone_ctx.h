@@ -228,7 +228,14 @@ int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint3
 mb_status cx_classify(ctx *c);
 uint32_t cx_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_fine_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_rev_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_rev_fine_key(const ctx *c, uint32_t t, uint32_t period);
+uint32_t cx_cta_key(const ctx *c, uint32_t t, uint32_t period);
 uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
+/* The threshold a KEY branch compares with: halved by the original's
+ * iteration index when br->halving (shifts clamped to 32, as shr does) */
+uint32_t cx_halved(const mb_clone_branch *br, uint32_t shift);
+uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
 /* Comparisons the original made: the width the clone compares in (32 or
  * 64; 0 for types it does not make), the setp type it uses, the comparison
@@ -252,7 +259,14 @@ typedef struct sim_watch {
     /* called for every block a thread enters, before its loop counters advance */
     void (*visit)(ctx *c, void *arg, uint32_t t, int block);
     void *visit_arg;
+    /* record the watched branch's executions, with the shift a halving
+     * threshold would take (KEY branches that keep their loop) */
+    struct sim_exec *execs;
+    size_t nexecs, execs_cap;
 } sim_watch;
+typedef struct sim_exec {
+    uint32_t t, shift, weight;
+} sim_exec;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
 mb_status cx_calibrate(ctx *c);
 /* Reverse post-order of the reachable blocks from the entry; n gets their count. */

@@ -570,6 +570,19 @@ static const char *g_key(ctx *c, uint32_t period)
     return val_put(c, key, r);
 }
 
+/* reversed branch keys (cx_rev_key, cx_rev_fine_key), compared unsigned */
+static const char *g_rkey(ctx *c, int fine)
+{
+    const char *key = fine ? "rfkey" : "rkey";
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *x = !fine && c->tpc % 32 == 0 ? g_ltid(c) : g_kf(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "brev.b32", cx_fmt(c, "%s, %s", r, x));
+    return val_put(c, key, r);
+}
+
 /* fine key: ties within the lane key broken by warp, for exact thresholds */
 static const char *g_fkey(ctx *c, uint32_t period)
 {
@@ -593,6 +606,21 @@ static const char *g_fkey(ctx *c, uint32_t period)
     pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, lk, (warps + period - 1) / period, h));
     return val_put(c, key, r);
 }
+
+/* a halving threshold's starting value, in a register for shr */
+static const char *g_halving(ctx *c, uint32_t threshold)
+{
+    char key[24];
+    snprintf(key, sizeof key, "half%u", threshold);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", r, threshold));
+    return val_put(c, key, r);
+}
+
+static const char *g_phase(ctx *c, uint32_t stride);
 
 /* CTA-relative key ltid * CTAs + cta */
 static const char *g_ckey(ctx *c)
@@ -1905,11 +1933,28 @@ static mb_status branch_slot(ctx *c, int block)
             ty[0] == 's' ? "-2147483648" : "0");
         guard = cx_fmt(c, "@%s", p);
         break;
-    case MB_RULE_KEY:
-        ADD(q, cx_fmt(c, "setp.lt.%s", ty), "%s, %s, %u", p,
-            br->cta_relative ? g_ckey(c) : br->fine ? g_fkey(c, br->lane_period) : g_key(c, br->lane_period),
-            br->threshold);
+    case MB_RULE_KEY: {
+        const char *limit = cx_fmt(c, "%u", br->threshold);
+        if (br->halving) {
+            /* threshold >> the original's index (cx_branch_limit) */
+            const mb_clone_loop *l = &c->m->loops[br->loop];
+            const char *sh = c->r_iter[br->loop];
+            if (l->iter_stride > 1) {
+                sh = cx_reg(c, MB_REG_B32);
+                ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[br->loop], l->iter_stride,
+                    g_phase(c, l->iter_stride));
+            }
+            limit = cx_reg(c, MB_REG_B32);
+            ADD(q, "shr.u32", "%s, %s, %s", limit, g_halving(c, br->threshold), sh);
+        }
+        ADD(q, cx_fmt(c, "setp.lt.%s", br->reversed || br->halving ? "u32" : ty), "%s, %s, %s", p,
+            br->reversed       ? g_rkey(c, br->fine)
+            : br->cta_relative ? g_ckey(c)
+            : br->fine         ? g_fkey(c, br->lane_period)
+                               : g_key(c, br->lane_period),
+            limit);
         break;
+    }
     case MB_RULE_BOX: {
         /* outside the box, as compilers test bounds: x >= X or y >= Y, taken */
         const char *px = cx_reg(c, MB_REG_PRED), *py = cx_reg(c, MB_REG_PRED);
@@ -2060,13 +2105,23 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             continue;
         const mb_clone_branch *br = &c->m->branches[b->branch];
         if (br->rule == MB_RULE_KEY) {
-            if (br->cta_relative)
+            if (br->reversed)
+                snprintf(key, sizeof key, "%s", br->fine ? "rfkey" : "rkey");
+            else if (br->cta_relative)
                 snprintf(key, sizeof key, "ckey");
             else if (!br->lane_period)
                 snprintf(key, sizeof key, "gtid");
             else
                 snprintf(key, sizeof key, br->fine ? "fkey%u" : "key%u", br->lane_period);
             want(c, key, (int)k);
+            if (br->halving) {
+                snprintf(key, sizeof key, "half%u", br->threshold);
+                want(c, key, (int)k);
+                if (c->m->loops[br->loop].iter_stride > 1) {
+                    snprintf(key, sizeof key, "phase%u", c->m->loops[br->loop].iter_stride);
+                    want(c, key, (int)k);
+                }
+            }
         } else if (br->rule == MB_RULE_BOX) {
             snprintf(key, sizeof key, "g0:%u", c->box_scale[0]);
             want(c, key, (int)k);
@@ -2173,7 +2228,14 @@ static void branch_values(ctx *c, int block)
     c->cur_block = block;
     switch (br->rule) {
     case MB_RULE_KEY:
-        if (br->cta_relative)
+        if (br->halving) {
+            g_halving(c, br->threshold);
+            if (c->m->loops[br->loop].iter_stride > 1)
+                g_phase(c, c->m->loops[br->loop].iter_stride);
+        }
+        if (br->reversed)
+            g_rkey(c, br->fine);
+        else if (br->cta_relative)
             g_ckey(c);
         else if (br->fine)
             g_fkey(c, br->lane_period);

@@ -88,7 +88,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                 int p = 0, taken;
                 switch (br->rule) {
                 case MB_RULE_KEY:
-                    p = cx_branch_key(c, t, br) < br->threshold;
+                    p = cx_branch_key(c, t, br) < cx_branch_limit(c, br, t, iter);
                     break;
                 case MB_RULE_HASH:
                     p = hash_value(c, br, t, iter) < br->threshold;
@@ -118,6 +118,13 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                         }
                         for (uint32_t k = 0; k < wt; k++)
                             w->hashes[w->nhashes++] = hash_value(c, br, t, iter);
+                    }
+                    if (br->rule == MB_RULE_KEY && br->loop >= 0) {
+                        if (MB_GROW(w->execs, w->execs_cap, w->nexecs + 1) != MB_OK) {
+                            st = cx_nomem(c);
+                            break;
+                        }
+                        w->execs[w->nexecs++] = (sim_exec){t, cx_sampled_iter(c, br->loop, t, iter[br->loop]), wt};
                     }
                 }
                 next = taken ? B->taken : B->fall;
@@ -152,16 +159,16 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Threads' weights aggregated by key_P, ascending. */
-static keyed *by_key(ctx *c, const uint64_t *weight, uint32_t period, int fine, size_t *n)
+typedef uint32_t (*key_fn)(const ctx *c, uint32_t t, uint32_t period);
+
+/* Threads' weights aggregated by key(t, period), ascending. */
+static keyed *by_key(ctx *c, const uint64_t *weight, key_fn key, uint32_t period, size_t *n)
 {
     keyed *k = malloc((c->nthreads + 1) * sizeof(*k));
     if (!k)
         return NULL;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        k[t].key = period == UINT32_MAX ? c->ckey[t]
-                   : fine                ? cx_fine_key(c, t, period)
-                                         : cx_key(c, t, period);
+        k[t].key = key(c, t, period);
         k[t].weight = weight[t];
     }
     qsort(k, c->nthreads, sizeof(*k), cmp_keyed);
@@ -260,6 +267,168 @@ static mb_status calibrate_box(ctx *c, mb_clone_branch *br, const uint64_t *w, d
     return MB_OK;
 }
 
+/* The threshold of a KEY branch: its key alone (one instruction) when it
+ * can hit the count, else ties broken by warp. */
+static mb_status calibrate_key(ctx *c, mb_clone_branch *br, const uint64_t *weight, double target)
+{
+    key_fn plain = br->cta_relative ? cx_cta_key : br->reversed ? cx_rev_key : cx_key;
+    size_t n;
+    keyed *k = by_key(c, weight, plain, br->lane_period, &n);
+    if (!k)
+        return cx_nomem(c);
+    br->threshold = threshold_for(k, n, target);
+    double got = 0;
+    for (size_t i = 0; i < n && k[i].key < br->threshold; i++)
+        got += (double)k[i].weight;
+    free(k);
+    br->fine = !br->cta_relative && br->lane_period && (got - target > 0.5 || target - got > 0.5);
+    if (!br->fine)
+        return MB_OK;
+    k = by_key(c, weight, br->reversed ? cx_rev_fine_key : cx_fine_key, br->lane_period, &n);
+    if (!k)
+        return cx_nomem(c);
+    br->threshold = threshold_for(k, n, target);
+    free(k);
+    return MB_OK;
+}
+
+/* The share of warp executions of a KEY branch that diverge, its decision
+ * being constant per thread: a warp runs the branch as often as its
+ * busiest lane, and diverges every time when its lanes' decisions differ. */
+static double predicted_divergence(const ctx *c, const mb_clone_branch *br, const uint64_t *execs)
+{
+    uint32_t warps = c->nthreads ? (c->kf[c->nthreads - 1] >> 5) + 1 : 1;
+    uint64_t *most = calloc(warps, sizeof(uint64_t));
+    unsigned char *sides = calloc(warps, 1);
+    double total = 0, diverged = 0;
+    if (most && sides) {
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            uint32_t wp = c->kf[t] >> 5;
+            if (!execs[t] || wp >= warps)
+                continue;
+            if (execs[t] > most[wp])
+                most[wp] = execs[t];
+            sides[wp] |= cx_branch_key(c, t, br) < br->threshold ? 1 : 2;
+        }
+        for (uint32_t wp = 0; wp < warps; wp++) {
+            total += (double)most[wp];
+            diverged += sides[wp] == 3 ? (double)most[wp] : 0;
+        }
+    }
+    free(most);
+    free(sides);
+    return total > 0 ? diverged / total : 0;
+}
+
+/* The watched KEY branch's executions under its rule: how many fall
+ * through (weighted), and the share of warp executions that diverge, a
+ * thread's k-th execution running with its warp's other lanes' k-th. */
+static mb_status key_outcome(ctx *c, const mb_clone_branch *br, const sim_watch *w, double *below,
+                             double *divergence)
+{
+    mb_status st = MB_OK;
+    double total = 0, diverged = 0;
+    unsigned char *sides = NULL;
+    uint32_t *most = NULL;
+    size_t cap = 0, cap2 = 0, n = 0;
+    *below = 0;
+    for (size_t i = 0; i < w->nexecs;) {
+        /* one warp's executions: its threads are consecutive */
+        uint32_t warp = c->kf[w->execs[i].t] >> 5;
+        size_t end = i;
+        while (end < w->nexecs && c->kf[w->execs[end].t] >> 5 == warp)
+            end++;
+        n = 0;
+        for (size_t j = i, k = 0; j < end; j++, k++) {
+            const sim_exec *e = &w->execs[j];
+            if (j > i && e->t != w->execs[j - 1].t)
+                k = 0;
+            if (k >= n) {
+                if (MB_GROW(sides, cap, k + 1) != MB_OK || MB_GROW(most, cap2, k + 1) != MB_OK) {
+                    st = cx_nomem(c);
+                    goto out;
+                }
+                for (; n <= k; n++)
+                    sides[n] = 0, most[n] = 0;
+            }
+            int fall = cx_branch_key(c, e->t, br) < cx_halved(br, e->shift);
+            *below += fall ? e->weight : 0;
+            sides[k] |= fall ? 1 : 2;
+            if (e->weight > most[k])
+                most[k] = e->weight;
+        }
+        for (size_t k = 0; k < n; k++) {
+            total += most[k];
+            diverged += sides[k] == 3 ? most[k] : 0;
+        }
+        i = end;
+    }
+out:
+    free(sides);
+    free(most);
+    *divergence = total > 0 ? diverged / total : 0;
+    return st;
+}
+
+/* The halving threshold whose fall-through count is nearest the target
+ * (the count grows with the threshold). */
+static mb_status calibrate_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, double target)
+{
+    uint64_t lo = 0, hi = UINT32_MAX;
+    double below = 0, fewer = 0, div;
+    mb_status st = MB_OK;
+    while (lo < hi && st == MB_OK) {
+        uint64_t mid = (lo + hi) / 2;
+        br->threshold = (uint32_t)mid;
+        st = key_outcome(c, br, w, &below, &div);
+        if (below >= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    br->threshold = (uint32_t)lo;
+    if (st == MB_OK)
+        st = key_outcome(c, br, w, &below, &div);
+    if (st == MB_OK && lo > 0) {
+        br->threshold = (uint32_t)lo - 1;
+        st = key_outcome(c, br, w, &fewer, &div);
+        if (target - fewer > below - target)
+            br->threshold = (uint32_t)lo;
+    }
+    return st;
+}
+
+/* A halving threshold for a KEY branch in a loop, kept when it meets the
+ * count (within 1%) and comes closer to the original's divergence than
+ * the constant one calibrated already. */
+static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, double target)
+{
+    mb_clone_branch flat = *br;
+    double below, d0, d1;
+    mb_status st = key_outcome(c, br, w, &below, &d0);
+    br->halving = 1;
+    br->fine = 0;
+    if (st == MB_OK)
+        st = calibrate_halving(c, br, w, target);
+    if (st == MB_OK)
+        st = key_outcome(c, br, w, &below, &d1);
+    if (st == MB_OK && (below - target > 0.5 || target - below > 0.5) && br->lane_period && !br->cta_relative) {
+        br->fine = 1;
+        st = calibrate_halving(c, br, w, target);
+        if (st == MB_OK)
+            st = key_outcome(c, br, w, &below, &d1);
+    }
+    if (st != MB_OK)
+        return st;
+    double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
+    double miss = below > target ? below - target : target - below;
+    if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target) {
+        *br = flat;
+        br->loop = -1;
+    }
+    return MB_OK;
+}
+
 static mb_status calibrate_branch(ctx *c, int block, double *ecount)
 {
     mb_clone_branch *br = &c->m->branches[c->b[block].branch];
@@ -288,32 +457,31 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                             : want >= w.nhashes ? UINT32_MAX
                                                 : w.hashes[want];
         } else {
-            /* the lane key alone (one instruction) when it can hit the count;
-             * else ties broken by warp */
-            size_t n;
-            keyed *k = by_key(c, w.per_thread, br->cta_relative ? UINT32_MAX : br->lane_period, 0, &n);
-            if (!k) {
-                st = cx_nomem(c);
-            } else {
-                br->threshold = threshold_for(k, n, target);
-                double got = 0;
-                for (size_t i = 0; i < n && k[i].key < br->threshold; i++)
-                    got += (double)k[i].weight;
-                br->fine = !br->cta_relative && br->lane_period && (got - target > 0.5 || target - got > 0.5);
+            br->reversed = br->halving = 0;
+            st = calibrate_key(c, br, w.per_thread, target);
+            /* every warp diverging (P = 1) but the lane key leaving some
+             * undiverged: partial warps, which hold the low lanes only, and
+             * the reversed key splits those too. The lane order is kept
+             * otherwise: it keeps a guarded access's lanes together. */
+            if (st == MB_OK && br->lane_period == 1 && !br->cta_relative) {
+                mb_clone_branch plain = *br;
+                double d0 = predicted_divergence(c, br, w.per_thread);
+                br->reversed = 1;
+                st = calibrate_key(c, br, w.per_thread, target);
+                double d1 = st == MB_OK ? predicted_divergence(c, br, w.per_thread) : d0;
+                double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
+                if (st == MB_OK && e1 * e1 >= e0 * e0)
+                    *br = plain;
             }
-            free(k);
-            if (st == MB_OK && br->fine) {
-                k = by_key(c, w.per_thread, br->lane_period, 1, &n);
-                if (!k)
-                    st = cx_nomem(c);
-                else
-                    br->threshold = threshold_for(k, n, target);
-                free(k);
-            }
+            /* a halving threshold, kept when it meets the count and comes
+             * closer to the original's divergence */
+            if (st == MB_OK && br->loop >= 0)
+                st = try_halving(c, br, &w, target);
         }
     }
     free(w.per_thread);
     free(w.hashes);
+    free(w.execs);
     return st;
 }
 
@@ -513,7 +681,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         return cx_nomem(c);
     mb_status st = cx_simulate(c, &w, ecount);
     size_t nk = 0;
-    keyed *k = st == MB_OK ? by_key(c, w.activations, cl->lane_period, 0, &nk) : NULL;
+    keyed *k = st == MB_OK ? by_key(c, w.activations, cx_key, cl->lane_period, &nk) : NULL;
     if (st == MB_OK && !k)
         st = cx_nomem(c);
     if (st == MB_OK) {

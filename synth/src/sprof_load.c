@@ -537,13 +537,15 @@ static mb_status load_branches(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         TRY(get_str(ld, jb, "condition", 0, &b->condition));
         json_t *srcs = json_object_get(jb, "condition_sources"), *x;
         size_t k;
-        int tid = 0, cta = 0;
+        int tid = 0, cta = 0, counter = 0;
         json_array_foreach(srcs, k, x) if (json_is_string(x))
         {
             tid |= strcmp(json_string_value(x), "thread id") == 0;
             cta |= strcmp(json_string_value(x), "cta id") == 0;
+            counter |= strcmp(json_string_value(x), "loop counter") == 0;
         }
         b->cta_relative = tid && !cta;
+        b->reads_loop_counter = counter;
         TRY(load_cond_model(ld, jb, &b->model));
     }
     return MB_OK;

@@ -4,11 +4,14 @@
 # CFG equals the original's, and every block's ECount is the original's
 # (outside loops) or within 10% of the count expected at that reduction
 # (inside loops); vecadd, warp_reduce, transpose_naive, stencil2d, kmeans,
-# transpose_shared and reduce_seq (tid_loop at R = 1, nbody_f64 at R = 1, 2
-# and 8, matmul at R > 1) meet every tolerance, matmul's branches and
+# transpose_shared, reduce_seq and blackscholes (its partial warp diverges as
+# the original's; tid_loop at R = 1, nbody_f64 at R = 1, 2 and 8, matmul at
+# R > 1) meet every tolerance, matmul's branches and
 # accesses do at every R, local_array's local accesses touch the original's
-# sectors per request, and thirteen clones run the original's thread
-# instructions within 2% at R = 1; tid_loop's and devfunc's clones read their
+# sectors per request, reduce_conflict's tree step keeps the original's
+# divergence at R = 1 (a threshold halving every iteration) and comes closer
+# at 8 and max, and thirteen clones run the original's thread instructions
+# within 2% at R = 1; tid_loop's and devfunc's clones read their
 # loaded value in a later block, and tid_loop's loop branch still diverges at
 # R = 8 and max. The other statistics are printed for docs/results.md.
 source "$(dirname "$0")/lib.sh"
@@ -45,7 +48,7 @@ for dir in "$EX"/*/; do
     # clones that meet every tolerance today: kept that way
     case "$name/$R" in
       vecadd/* | warp_reduce/* | transpose_naive/* | stencil2d/* | kmeans/* | tid_loop/1 | \
-      nbody_f64/[128] | matmul/[28m]* | transpose_shared/* | reduce_seq/*)
+      nbody_f64/[128] | matmul/[28m]* | transpose_shared/* | reduce_seq/* | blackscholes/*)
         grep -q "all statistics within tolerance" "$TMP/cmp" && pass ||
           fail "$name R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p)" ;;
     esac
@@ -91,6 +94,17 @@ for dir in "$EX"/*/; do
         else
           pass
         fi ;;
+    esac
+    # reduce_conflict's tree step (active threads halving every iteration)
+    # splits whole warps first, as the original's: within 2 points at R = 1;
+    # at 8 and max its sampled iterations still come within 5
+    case "$name/$R" in
+      reduce_conflict/1 | reduce_conflict/8 | reduce_conflict/max)
+        diff=$(awk '/^branches/ { on = 1; next } on && $1 == 4 { print $5; exit }' "$TMP/cmp")
+        lim=0.02
+        [ "$R" = 1 ] || lim=0.05
+        awk -v d="$diff" -v l="$lim" 'BEGIN { d += 0; exit !(d <= l && d >= -l) }' && pass ||
+          fail "$name R=$R: the tree step's divergence is off by ${diff:-missing} (at most $lim)" ;;
     esac
     # per-request quotas of non-affine local accesses: local_array's sectors-per-request
     # distributions are the original's at R = 1 and 2; at 8 and max (32 requests an

@@ -144,6 +144,7 @@ typedef struct mb_sprof_branch {
     double divergence_fraction;
     const char *condition;  /**< "uniform", "thread/cta id", "data-dependent" */
     int cta_relative;       /**< condition_sources has "thread id" but not "cta id" */
+    int reads_loop_counter; /**< condition_sources has "loop counter" */
     const mb_cond_model *model; /**< condition_model, NULL when the profile has none */
 } mb_sprof_branch;
 
@@ -289,12 +290,16 @@ typedef struct mb_clone_branch {
     uint32_t lane_period;  /**< P of key_P: 0 = warp-major (global thread order) */
     int cta_relative;      /**< key = ltid * CTAs + cta: the first N threads of every CTA */
     int fine;              /**< lane key with ties broken by warp (exact counts) */
+    int reversed;          /**< P = 1: the key is the thread index bit-reversed */
+    int halving;           /**< KEY: the threshold halves every iteration of `loop`
+                                (threshold >> the original's index, cx_sampled_iter) */
     uint32_t threshold;
     uint32_t hash_mult;
     uint32_t box_x, box_y;
     int true_taken;        /**< the predicate true means the branch is taken */
     int const_taken;       /**< MB_RULE_CONST: taken or not */
     double target_taken;   /**< taken fraction the original had */
+    double target_divergence; /**< diverged share of warp executions the original had */
     const mb_cond_model *cond; /**< MB_RULE_COMPARE: the profiled condition (the model's copy) */
 } mb_clone_branch;
 
