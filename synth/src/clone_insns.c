@@ -1255,6 +1255,44 @@ static const char *g_qrank(ctx *c)
     return val_put(c, "qrank", r);
 }
 
+/* The lane: the lane key when something made it, else read from %laneid (a
+ * move, where the key's `and` would add to the integer share) */
+static const char *g_laneid(ctx *c)
+{
+    const char *r = val_find(c, "key1");
+    if (!r)
+        r = val_find(c, "laneid");
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mov.u32", cx_fmt(c, "%s, %%laneid", r));
+    return val_put(c, "laneid", r);
+}
+
+/* The 32-bit shared address of a bank-conflict quota access's lane: its own
+ * word (lane, bank lane) or its word on bank 0, row lane. */
+static const char *g_bword(ctx *c, int array, int pile)
+{
+    char key[40];
+    snprintf(key, sizeof key, "bw%d:%d", array, pile);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lane = g_laneid(c);
+    int saved = c->cur_block;
+    const char *base = array_address(c, array, 0);
+    c->cur_block = saved;
+    r = cx_reg(c, MB_REG_B32);
+    if (pile) {
+        /* row `lane`: past the array only for lanes whose levels no quota
+         * reaches, which never use it (clone_quota.c) */
+        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 128, %s", r, lane, base));
+    } else {
+        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
+    }
+    return val_put(c, key, r);
+}
+
 /* The 32-bit local address of the lane's own word (lane) or of its group's
  * common word (lane | 7) in `array`. */
 static const char *g_qword(ctx *c, int array, int common)
@@ -1321,10 +1359,14 @@ static const char *g_qshift(ctx *c, int w)
     if (r)
         return r;
     const quota_win *W = &c->qwin[w];
-    const char *rank = g_qrank(c);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", r, rank, -W->bits, (int)cx_quota_shift(W, 0)));
-    if (W->hi < 32)
+    if (W->level0 == 2) /* bank rank lane - 1: made from the lane in the same mad */
+        pro_add_q(c, "mad.lo.s32",
+                  cx_fmt(c, "%s, %s, %d, %d", r, g_laneid(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
+    else
+        pro_add_q(c, "mad.lo.s32",
+                  cx_fmt(c, "%s, %s, %d, %d", r, g_qrank(c), -W->bits, (int)cx_quota_shift(W, 0)));
+    if (W->hi < 32 && !W->bank)
         pro_add_q(c, "max.s32", cx_fmt(c, "%s, %s, %d", r, r, 64 - W->bits * (W->hi - W->lo + 2)));
     return val_put(c, key, r);
 }
@@ -1359,11 +1401,18 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
     if (!q)
         return cx_nomem(c);
-    const char *x = g_qpos(c, pl->qpos), *own = g_qword(c, pl->array, 0), *common = g_qword(c, pl->array, 1);
-    const char *thr, *cmp = "setp.ge.u64";
+    const char *x = g_qpos(c, pl->qpos), *own, *common;
+    if (pl->qbank) {
+        own = g_bword(c, pl->array, 1); /* selected below the threshold */
+        common = g_bword(c, pl->array, 0);
+    } else {
+        own = g_qword(c, pl->array, 0);
+        common = g_qword(c, pl->array, 1);
+    }
+    const char *thr, *cmp = pl->qbank ? "setp.lt.u64" : "setp.ge.u64";
     if (cx_block_loop(c, block) >= 0) {
         thr = g_qthr(c, pl);
-        cmp = "setp.ge.u32";
+        cmp = pl->qbank ? "setp.lt.u32" : "setp.ge.u32";
     } else {
         /* once per thread anyway: next to the access, as the original's address */
         const char *sh = g_qshift(c, pl->qwin);
@@ -2113,11 +2162,16 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             if (pl->qshare >= 0)
                 continue;
             static const char *const lane_keys[] = {"key1", "lane&7", "lane>>3", "qrank", "qwarp"};
-            for (size_t k = 0; k < sizeof lane_keys / sizeof lane_keys[0]; k++)
-                want(c, lane_keys[k], at);
+            static const char *const bank_keys[] = {"laneid", "qwarp"};
+            size_t nk = pl->qbank ? sizeof bank_keys / sizeof bank_keys[0] : sizeof lane_keys / sizeof lane_keys[0];
+            for (size_t k = 0; k < nk; k++)
+                want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
-            for (int common = 0; common < 2; common++) {
-                snprintf(key, sizeof key, "qw%d:%d", pl->array, common);
+            for (int other = 0; other < 2; other++) {
+                if (pl->qbank)
+                    snprintf(key, sizeof key, "bw%d:%d", pl->array, other);
+                else
+                    snprintf(key, sizeof key, "qw%d:%d", pl->array, other);
                 want(c, key, at);
             }
             snprintf(key, sizeof key, "qpos%d", pl->qpos);
@@ -2494,9 +2548,11 @@ mb_status cx_assemble(ctx *c)
             }
         }
     }
-    /* 5b'. quota positions: advanced where an iteration of their loop ends,
-     *      after the block's accesses, and never reset (every iteration of
-     *      every activation is a request of its own) */
+    /* 5b'. quota positions: advanced where an iteration of their loop ends
+     *      (or in the one block holding their accesses, which then counts
+     *      the requests: threads skipping it pay nothing), after the
+     *      block's accesses, and never reset (every iteration of every
+     *      activation is a request of its own) */
     for (size_t l = 0; c->qpos && l < nl; l++) {
         const quota_pos *P = &c->qpos[l + 1];
         char key[40];
@@ -2508,7 +2564,7 @@ mb_status cx_assemble(ctx *c)
         if (!P->bits || !reg)
             continue;
         for (size_t k = 0; k < c->nb; k++) {
-            if (!c->latch[l][k])
+            if (P->block >= 0 ? (int)k != P->block : !c->latch[l][k])
                 continue;
             need_seq *a = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!a)
