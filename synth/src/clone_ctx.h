@@ -111,6 +111,12 @@ typedef struct quota_pos {
     int bits;               /* 0: unused */
     int block;              /* -1: advanced where the loop's iterations end */
     uint32_t mul, add, step;
+    /* counter: the bank accesses of a loop no loop encloses, whose positions
+     * are warp * span + J in order (span: the most iterations a request
+     * index needs), compared as the loop's counter J against a per-thread
+     * threshold in iterations: no position register */
+    int counter;
+    uint32_t span;
 } quota_pos;
 
 /* A lane-threshold window: tables of `bits`-bit fields for the levels

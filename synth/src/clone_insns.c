@@ -1255,18 +1255,16 @@ static const char *g_qrank(ctx *c)
     return val_put(c, "qrank", r);
 }
 
-/* The lane: the lane key when something made it, else read from %laneid (a
- * move, where the key's `and` would add to the integer share) */
+/* The lane key of period 1 (the lane) read from %laneid: a move, where
+ * g_key's `and` would add to the integer share */
 static const char *g_laneid(ctx *c)
 {
     const char *r = val_find(c, "key1");
-    if (!r)
-        r = val_find(c, "laneid");
     if (r)
         return r;
     r = cx_reg(c, MB_REG_B32);
     pro_add_q(c, "mov.u32", cx_fmt(c, "%s, %%laneid", r));
-    return val_put(c, "laneid", r);
+    return val_put(c, "key1", r);
 }
 
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
@@ -1316,6 +1314,44 @@ static const char *g_qword(ctx *c, int array, int common)
     return val_put(c, key, r);
 }
 
+/* The thread's warp in warp-major order. */
+static const char *g_qwarp(ctx *c)
+{
+    const char *w = val_find(c, "qwarp");
+    if (w)
+        return w;
+    const char *kf = g_kf(c);
+    w = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
+    return val_put(c, "qwarp", w);
+}
+
+/* A counter position's lane threshold in iterations (quota_pos.counter):
+ * the field of rank lane - 1 of the access's table, less the position of
+ * the warp's first request, so that iteration J moves the lane while
+ * J < the result (a field past the table reads 0: never). */
+static const char *g_qgj(ctx *c, const memplan *pl)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qgj%d", pl->mem);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const quota_win *W = &c->qwin[pl->qwin];
+    const quota_pos *P = &c->qpos[pl->qpos];
+    const char *lane = g_laneid(c), *w = g_qwarp(c);
+    const char *start = cx_reg(c, MB_REG_B32), *f = cx_reg(c, MB_REG_B64), *g = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, lane, W->bits, -W->bits));
+    /* bfe reads the start's low byte: past it, the field past the table */
+    if (W->bits * 30 > 255)
+        pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
+    pro_add_q(c, "bfe.u64", cx_fmt(c, "%s, 0x%016llx, %s, %d", f, (unsigned long long)pl->qimm, start, W->bits));
+    pro_add_q(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, w, -(int32_t)P->span, g));
+    return val_put(c, key, r);
+}
+
 /* Request positions (quota_pos): x in the top bits of a b64 register and
  * ones below, so that x reaches a threshold whatever fields lie below it; a
  * loop's in the top bits of a b32 register, compared with the thresholds'
@@ -1328,13 +1364,7 @@ static const char *g_qpos(ctx *c, int pos)
     if (r)
         return r;
     const quota_pos *P = &c->qpos[pos];
-    const char *w = val_find(c, "qwarp");
-    if (!w) {
-        const char *kf = g_kf(c);
-        w = cx_reg(c, MB_REG_B32);
-        pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
-        val_put(c, "qwarp", w);
-    }
+    const char *w = g_qwarp(c);
     int low = 32 - P->bits;
     uint32_t mul = P->mul << low, add = (P->add << low) | ((UINT32_C(1) << low) - 1);
     const char *t = cx_reg(c, MB_REG_B32);
@@ -1401,7 +1431,7 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
     if (!q)
         return cx_nomem(c);
-    const char *x = g_qpos(c, pl->qpos), *own, *common;
+    const char *x = NULL, *own, *common;
     if (pl->qbank) {
         own = g_bword(c, pl->array, 1); /* selected below the threshold */
         common = g_bword(c, pl->array, 0);
@@ -1410,7 +1440,11 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         common = g_qword(c, pl->array, 1);
     }
     const char *thr, *cmp = pl->qbank ? "setp.lt.u64" : "setp.ge.u64";
-    if (cx_block_loop(c, block) >= 0) {
+    if (c->qpos[pl->qpos].counter) {
+        thr = g_qgj(c, pl);
+        x = c->r_iter[pl->qpos - 1];
+        cmp = "setp.lt.s32";
+    } else if (cx_block_loop(c, block) >= 0) {
         thr = g_qthr(c, pl);
         cmp = pl->qbank ? "setp.lt.u32" : "setp.ge.u32";
     } else {
@@ -1419,11 +1453,27 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         thr = cx_reg(c, MB_REG_B64);
         ADD(q, "shl.b64", "%s, 0x%016llx, %s", thr, (unsigned long long)pl->qimm, sh);
     }
+    if (!x)
+        x = g_qpos(c, pl->qpos);
     const char *p = cx_reg(c, MB_REG_PRED), *a = cx_reg(c, MB_REG_B32);
     ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
     pl->qaddr = a;
     return c->oom ? cx_nomem(c) : MB_OK;
+}
+
+/* The slot after the last access of block k that compares loop l's counter
+ * (quota_pos.counter), SIZE_MAX when none does. */
+static size_t counter_read(const ctx *c, int l, int k)
+{
+    size_t after = SIZE_MAX;
+    for (size_t i = 0; c->qpos && i < c->f->nmem; i++) {
+        const memplan *pl = &c->plans[i];
+        if (pl->kind == PLAN_QUOTA && pl->qpos == l + 1 && c->qpos[pl->qpos].counter && plan_block(c, pl) == k &&
+            (after == SIZE_MAX || plan_slot(c, pl, k) + 1 > after))
+            after = plan_slot(c, pl, k) + 1;
+    }
+    return after;
 }
 
 /* The thread-constant part of an access's address, in block `block`. */
@@ -2162,7 +2212,7 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             if (pl->qshare >= 0)
                 continue;
             static const char *const lane_keys[] = {"key1", "lane&7", "lane>>3", "qrank", "qwarp"};
-            static const char *const bank_keys[] = {"laneid", "qwarp"};
+            static const char *const bank_keys[] = {"key1", "qwarp"};
             size_t nk = pl->qbank ? sizeof bank_keys / sizeof bank_keys[0] : sizeof lane_keys / sizeof lane_keys[0];
             for (size_t k = 0; k < nk; k++)
                 want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
@@ -2173,6 +2223,11 @@ static void plan_wants(ctx *c, const int *share, const int *place)
                 else
                     snprintf(key, sizeof key, "qw%d:%d", pl->array, other);
                 want(c, key, at);
+            }
+            if (c->qpos[pl->qpos].counter) {
+                snprintf(key, sizeof key, "qgj%d", pl->mem);
+                want(c, key, at);
+                continue;
             }
             snprintf(key, sizeof key, "qpos%d", pl->qpos);
             want(c, key, at);
@@ -2474,8 +2529,8 @@ mb_status cx_assemble(ctx *c)
     for (size_t l = 0; l < nl; l++) {
         /* counted where an iteration ends, like compiled loops' counters */
         for (size_t k = 0; k < c->nb; k++) {
-            if (!c->latch[l][k])
-                continue;
+            if (!c->latch[l][k] || counter_read(c, (int)l, (int)k) != SIZE_MAX)
+                continue; /* after the accesses, below */
             need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!q)
                 return cx_nomem(c);
@@ -2548,6 +2603,21 @@ mb_status cx_assemble(ctx *c)
             }
         }
     }
+    /* 5a'. loop counters that bank quota accesses of their block compare:
+     *      advanced after them (a sequence created before the accesses'
+     *      would have to finish before them) */
+    for (size_t l = 0; l < nl; l++)
+        for (size_t k = 0; k < c->nb; k++) {
+            size_t after = counter_read(c, (int)l, (int)k);
+            if (!c->latch[l][k] || after == SIZE_MAX)
+                continue;
+            need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!q)
+                return cx_nomem(c);
+            q->independent = 1;
+            q->min_start = after;
+            ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+        }
     /* 5b'. quota positions: advanced where an iteration of their loop ends
      *      (or in the one block holding their accesses, which then counts
      *      the requests: threads skipping it pay nothing), after the

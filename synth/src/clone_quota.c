@@ -535,12 +535,38 @@ mb_status cx_plan_quotas(ctx *c)
         if (st == MB_OK)
             st = q.st;
     }
+    /* bank accesses alone in a loop that no loop encloses, which a thread
+     * enters once (its counter is the iterations it finished, J): request
+     * warp * span + J, so that a lane's threshold becomes one in iterations,
+     * made once per thread, against which each request compares the
+     * loop's own counter (no position to advance) */
+    for (size_t l = 1; st == MB_OK && l <= c->nloops; l++) {
+        quota_pos *P = &c->qpos[l];
+        int ok = c->f->loops[l - 1].parent < 0, any = 0;
+        uint32_t span = 0;
+        for (size_t a = 0; a < q.nacc && ok; a++)
+            if (q.acc[a].pos == (int)l) {
+                ok = q.acc[a].bank;
+                any = 1;
+                if (q.acc[a].jmax + 1 > span)
+                    span = q.acc[a].jmax + 1;
+            }
+        if (!ok || !any || (uint64_t)q.warps * span >= (UINT64_C(1) << QUOTA_MAX_BITS))
+            continue;
+        P->counter = 1;
+        P->span = span;
+        for (size_t a = 0; a < q.nacc; a++)
+            for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++) {
+                uint32_t idx = q.acc[a].req[k].idx;
+                q.acc[a].req[k].idx = idx % q.warps * span + idx / q.warps;
+            }
+    }
     /* a loop's position advanced only where its accesses are, when they
      * share a block and every request's lanes had run it equally often
      * (requests counted by runs are then those counted by iterations):
      * threads that skip the accesses in an iteration skip the advance */
     for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
-        int block = -1, ok = l > 0;
+        int block = -1, ok = l > 0 && !c->qpos[l].counter;
         for (size_t a = 0; a < q.nacc && ok; a++)
             if (q.acc[a].pos == (int)l) {
                 ok = !q.acc[a].mixed && (block < 0 || block == q.acc[a].block);
@@ -568,6 +594,14 @@ mb_status cx_plan_quotas(ctx *c)
         if (!nidx[l])
             continue;
         P->bits = 1;
+        if (P->counter) {
+            /* in order, below the sentinel: no full warp on it */
+            while ((UINT64_C(1) << P->bits) <= nidx[l])
+                P->bits++;
+            P->mul = 1;
+            P->add = P->step = 0;
+            continue;
+        }
         while (P->bits < QUOTA_MAX_BITS && (UINT64_C(1) << P->bits) < nidx[l])
             P->bits++;
         uint64_t spare = nidx[l];
@@ -613,7 +647,7 @@ mb_status cx_plan_quotas(ctx *c)
      * (the first 64, fewer for many requests) */
     for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
         quota_pos *P = &c->qpos[l];
-        if (!P->bits)
+        if (!P->bits || P->counter)
             continue;
         uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add;
         double best = 1e300;
