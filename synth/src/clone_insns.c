@@ -1267,6 +1267,19 @@ static const char *g_laneid(ctx *c)
     return val_put(c, "key1", r);
 }
 
+/* The word index of the lane's row on bank 0 (lane * 32), for accesses
+ * that select the index per request (memplan.qindex). */
+static const char *g_ql32(ctx *c)
+{
+    const char *r = val_find(c, "ql32");
+    if (r)
+        return r;
+    const char *lane = g_laneid(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, lane));
+    return val_put(c, "ql32", r);
+}
+
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
  * word (lane, bank lane) or its word on bank 0, row lane. */
 static const char *g_bword(ctx *c, int array, int pile)
@@ -1340,14 +1353,21 @@ static const char *g_qgj(ctx *c, const memplan *pl)
     const quota_win *W = &c->qwin[pl->qwin];
     const quota_pos *P = &c->qpos[pl->qpos];
     const char *lane = g_laneid(c), *w = g_qwarp(c);
-    const char *start = cx_reg(c, MB_REG_B32), *f = cx_reg(c, MB_REG_B64), *g = cx_reg(c, MB_REG_B32);
+    const char *start = cx_reg(c, MB_REG_B32), *g = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B32);
     pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, lane, W->bits, -W->bits));
     /* bfe reads the start's low byte: past it, the field past the table */
     if (W->bits * 30 > 255)
         pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
-    pro_add_q(c, "bfe.u64", cx_fmt(c, "%s, 0x%016llx, %s, %d", f, (unsigned long long)pl->qimm, start, W->bits));
-    pro_add_q(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
+    if (pl->qimm >> 32 == 0) {
+        /* the fields in the low word: a 32-bit extract, no conversion */
+        pro_add_q(c, "bfe.u32", cx_fmt(c, "%s, 0x%08x, %s, %d", g, (uint32_t)pl->qimm, start, W->bits));
+    } else {
+        const char *f = cx_reg(c, MB_REG_B64);
+        pro_add_q(c, "bfe.u64",
+                  cx_fmt(c, "%s, 0x%016llx, %s, %d", f, (unsigned long long)pl->qimm, start, W->bits));
+        pro_add_q(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
+    }
     pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, w, -(int32_t)P->span, g));
     return val_put(c, key, r);
 }
@@ -1432,7 +1452,10 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     if (!q)
         return cx_nomem(c);
     const char *x = NULL, *own, *common;
-    if (pl->qbank) {
+    if (pl->qindex) {
+        own = g_ql32(c); /* word indices, scaled per request */
+        common = g_laneid(c);
+    } else if (pl->qbank) {
         own = g_bword(c, pl->array, 1); /* selected below the threshold */
         common = g_bword(c, pl->array, 0);
     } else {
@@ -1458,6 +1481,11 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     const char *p = cx_reg(c, MB_REG_PRED), *a = cx_reg(c, MB_REG_B32);
     ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
+    if (pl->qindex) {
+        const char *base = array_address(c, pl->array, 0);
+        c->cur_block = block;
+        ADD(q, "mad.lo.s32", "%s, %s, 4, %s", a, a, base);
+    }
     pl->qaddr = a;
     return c->oom ? cx_nomem(c) : MB_OK;
 }
@@ -2217,7 +2245,9 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             for (size_t k = 0; k < nk; k++)
                 want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
-            for (int other = 0; other < 2; other++) {
+            if (pl->qindex)
+                want(c, "ql32", at);
+            for (int other = 0; other < 2 && !pl->qindex; other++) {
                 if (pl->qbank)
                     snprintf(key, sizeof key, "bw%d:%d", pl->array, other);
                 else

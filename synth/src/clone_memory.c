@@ -213,7 +213,7 @@ mb_status cx_plan_memory(ctx *c)
         pl->mem = (int)i;
         pl->array = pl->param = -1;
         pl->qwin = pl->qpos = pl->qshare = -1;
-        pl->qbank = 0;
+        pl->qbank = pl->qindex = 0;
         pl->qrows = 0;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {

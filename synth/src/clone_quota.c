@@ -685,6 +685,12 @@ mb_status cx_plan_quotas(ctx *c)
         }
         P->add = best_add;
     }
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++) {
+        uint64_t lanes = 0;
+        for (size_t k = 0; k < q.acc[a].n; k++)
+            lanes += mb_popcount32(q.acc[a].req[k].mask);
+        c->plans[q.acc[a].mem].qindex = q.acc[a].bank && lanes <= c->nthreads;
+    }
     for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
         st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
     if (st == MB_OK)
