@@ -90,9 +90,10 @@ typedef struct memplan {
     uint64_t qimm;
     int qwin, qpos, qshare, qbank;
     uint32_t qrows;
-    /* bank: the word index selected per request and scaled there, one
-     * instruction more per request and one less per thread, taken where a
-     * thread makes at most one request on average */
+    /* bank: the lane's scale (its own word or its bank-0 row) selected
+     * per request and the address made there, one instruction more per
+     * request and two less per thread, taken where a thread makes at most
+     * one request on average */
     int qindex;
     const char *qthr;       /* the thresholds' register (loops: once per thread) */
     const char *qaddr;      /* the address the request's lanes use */

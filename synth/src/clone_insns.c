@@ -1267,19 +1267,6 @@ static const char *g_laneid(ctx *c)
     return val_put(c, "key1", r);
 }
 
-/* The word index of the lane's row on bank 0 (lane * 32), for accesses
- * that select the index per request (memplan.qindex). */
-static const char *g_ql32(ctx *c)
-{
-    const char *r = val_find(c, "ql32");
-    if (r)
-        return r;
-    const char *lane = g_laneid(c);
-    r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, lane));
-    return val_put(c, "ql32", r);
-}
-
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
  * word (lane, bank lane) or its word on bank 0, row lane. */
 static const char *g_bword(ctx *c, int array, int pile)
@@ -1453,8 +1440,8 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         return cx_nomem(c);
     const char *x = NULL, *own, *common;
     if (pl->qindex) {
-        own = g_ql32(c); /* word indices, scaled per request */
-        common = g_laneid(c);
+        own = "128"; /* the lane's scale: row `lane` of bank 0, or word `lane` */
+        common = "4";
     } else if (pl->qbank) {
         own = g_bword(c, pl->array, 1); /* selected below the threshold */
         common = g_bword(c, pl->array, 0);
@@ -1482,9 +1469,9 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
     if (pl->qindex) {
-        const char *base = array_address(c, pl->array, 0);
+        const char *lane = g_laneid(c), *base = array_address(c, pl->array, 0);
         c->cur_block = block;
-        ADD(q, "mad.lo.s32", "%s, %s, 4, %s", a, a, base);
+        ADD(q, "mad.lo.s32", "%s, %s, %s, %s", a, lane, a, base);
     }
     pl->qaddr = a;
     return c->oom ? cx_nomem(c) : MB_OK;
@@ -2245,8 +2232,6 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             for (size_t k = 0; k < nk; k++)
                 want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
-            if (pl->qindex)
-                want(c, "ql32", at);
             for (int other = 0; other < 2 && !pl->qindex; other++) {
                 if (pl->qbank)
                     snprintf(key, sizeof key, "bw%d:%d", pl->array, other);
