@@ -1397,7 +1397,7 @@ static const char *g_qshift(ctx *c, int w)
         return r;
     const quota_win *W = &c->qwin[w];
     r = cx_reg(c, MB_REG_B32);
-    if (W->level0 == 2) /* bank rank lane - 1: made from the lane in the same mad */
+    if (W->bank) /* bank rank lane - 1: made from the lane in the same mad */
         pro_add_q(c, "mad.lo.s32",
                   cx_fmt(c, "%s, %s, %d, %d", r, g_laneid(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
     else

@@ -185,7 +185,7 @@ static int realized_bank(const qacc *A, uint32_t x, uint32_t mask)
             if (l == 0)
                 rows |= 1;
             else if (lane_new(A, x, l - 1))
-                rows |= UINT32_C(1) << l; /* below A->rows: higher levels are never used */
+                rows |= UINT32_C(1) << l; /* below qmax: no quota reaches higher lanes */
         }
     int n = 0;
     for (; rows; rows &= rows - 1)
@@ -341,9 +341,8 @@ static void trim(qacc *A, const uint32_t *q, size_t nf, int fields, uint32_t nev
 
 /* The table fields A's full warps' quotas need: a level between the
  * smallest and the largest, and the never-used field below 32. */
-static int fields_needed(const ctx *c, const qacc *A)
+static int fields_needed(const qacc *A)
 {
-    (void)c;
     size_t nf = 0;
     for (size_t k = 0; k < A->n; k++)
         nf += can_take_all(A, A->req[k].mask);
@@ -405,9 +404,8 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
 
 /* The total-variation distance between A's requests as planned and the
  * profiled histogram. */
-static double plan_tv(const ctx *c, const qacc *A)
+static double plan_tv(const qacc *A)
 {
-    (void)c;
     const mb_hist *h = A->h;
     double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
     for (size_t i = 0; i < h->n; i++)
@@ -627,8 +625,8 @@ mb_status cx_plan_quotas(ctx *c)
              * every access's levels */
             int need = 0;
             for (size_t a = 0; a < q.nacc; a++)
-                if (q.acc[a].pos == (int)l && fields_needed(c, &q.acc[a]) > need)
-                    need = fields_needed(c, &q.acc[a]);
+                if (q.acc[a].pos == (int)l && fields_needed(&q.acc[a]) > need)
+                    need = fields_needed(&q.acc[a]);
             if ((spare == nidx[l] || need <= 64 / (P->bits + 1)) && P->bits < QUOTA_MAX_BITS) {
                 P->bits++;
                 spare = nidx[l];
@@ -674,7 +672,7 @@ mb_status cx_plan_quotas(ctx *c)
                 if (q.acc[a].pos == (int)l) {
                     st = plan_access(c, &q.acc[a], P);
                     /* compare's tolerance is 5%: an access above it counts most */
-                    double d = plan_tv(c, &q.acc[a]);
+                    double d = plan_tv(&q.acc[a]);
                     tv += d >= 0.05 ? 1 + d : d;
                 }
             tried++;
