@@ -83,9 +83,18 @@ typedef struct memplan {
     /* PLAN_QUOTA (clone_quota.c): the lanes' thresholds, one field per lane
      * rank of window qwin, compared with the request position of register
      * qpos (0: one per thread, 1 + l: advanced by loop l); qshare: the
-     * access of the same block whose address it reuses (-1: its own) */
+     * access of the same block whose address it reuses (-1: its own);
+     * qbank: a shared access whose requests take the profiled bank-conflict
+     * degrees instead of sectors; qrows: its array's 32-word rows (at most
+     * 32), the highest degree its lanes can pile on one bank */
     uint64_t qimm;
-    int qwin, qpos, qshare;
+    int qwin, qpos, qshare, qbank;
+    uint32_t qrows;
+    /* bank: the lane's scale (its own word or its bank-0 row) selected
+     * per request and the address made there, one instruction more per
+     * request and two less per thread, taken where a thread makes at most
+     * one request on average */
+    int qindex;
     const char *qthr;       /* the thresholds' register (loops: once per thread) */
     const char *qaddr;      /* the address the request's lanes use */
 } memplan;
@@ -93,23 +102,36 @@ typedef struct memplan {
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
  * threads, which are not the original's, stay inside the buffer; PLAN_QUOTA:
  * a non-affine local access whose requests touch the profiled numbers of
- * sectors (clone_quota.c) */
+ * sectors, or a non-affine shared one whose requests take the profiled
+ * bank-conflict degrees (clone_quota.c) */
 enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA };
 
 /* A request position register of PLAN_QUOTA accesses: the request index
- * i = warp + J * warps (J: iterations of its loop the thread finished)
- * scrambled as x = (i * mul + add) mod 2^bits, kept in the top bits of a
- * b64 register; a loop advances it by `step`. */
+ * i = warp + J * warps (J: iterations of its loop the thread finished, or,
+ * with `block` set, the times it ran that block, which holds every access
+ * of the register) scrambled as x = (i * mul + add) mod 2^bits, kept in
+ * the top bits of a b64 register; a loop advances it by `step`, where its
+ * iterations end or after the accesses of `block`. */
 typedef struct quota_pos {
     int bits;               /* 0: unused */
+    int block;              /* -1: advanced where the loop's iterations end */
     uint32_t mul, add, step;
+    /* counter: the bank accesses of a loop no loop encloses, whose positions
+     * are warp * span + J in order (span: the most iterations a request
+     * index needs), compared as the loop's counter J against a per-thread
+     * threshold in iterations: no position register */
+    int counter;
+    uint32_t span;
 } quota_pos;
 
 /* A lane-threshold window: tables of `bits`-bit fields for the levels
- * lo..hi (a full warp's sector counts; rank r is level r + 5) and, when hi
- * is below 32, one more field that every higher rank reads (never used). */
+ * lo..hi (a full warp's sector counts, rank r is level r + 5; or, bank, its
+ * bank-conflict degrees, rank r is level r + 2, lo = level0, the level of
+ * rank 0) and, when hi is below 32 (not bank: there higher ranks read zeros,
+ * which never move a lane), one more field that every higher rank reads
+ * (never used). */
 typedef struct quota_win {
-    int bits, lo, hi;
+    int bits, lo, hi, level0, bank;
 } quota_win;
 
 typedef struct ctx {

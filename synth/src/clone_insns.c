@@ -1283,6 +1283,42 @@ static const char *g_qrank(ctx *c)
     return val_put(c, "qrank", r);
 }
 
+/* The lane key of period 1 (the lane) read from %laneid: a move, where
+ * g_key's `and` would add to the integer share */
+static const char *g_laneid(ctx *c)
+{
+    const char *r = val_find(c, "key1");
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mov.u32", cx_fmt(c, "%s, %%laneid", r));
+    return val_put(c, "key1", r);
+}
+
+/* The 32-bit shared address of a bank-conflict quota access's lane: its own
+ * word (lane, bank lane) or its word on bank 0, row lane. */
+static const char *g_bword(ctx *c, int array, int pile)
+{
+    char key[40];
+    snprintf(key, sizeof key, "bw%d:%d", array, pile);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const char *lane = g_laneid(c);
+    int saved = c->cur_block;
+    const char *base = array_address(c, array, 0);
+    c->cur_block = saved;
+    r = cx_reg(c, MB_REG_B32);
+    if (pile) {
+        /* row `lane`: past the array only for lanes whose levels no quota
+         * reaches, which never use it (clone_quota.c) */
+        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 128, %s", r, lane, base));
+    } else {
+        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
+    }
+    return val_put(c, key, r);
+}
+
 /* The 32-bit local address of the lane's own word (lane) or of its group's
  * common word (lane | 7) in `array`. */
 static const char *g_qword(ctx *c, int array, int common)
@@ -1306,6 +1342,51 @@ static const char *g_qword(ctx *c, int array, int common)
     return val_put(c, key, r);
 }
 
+/* The thread's warp in warp-major order. */
+static const char *g_qwarp(ctx *c)
+{
+    const char *w = val_find(c, "qwarp");
+    if (w)
+        return w;
+    const char *kf = g_kf(c);
+    w = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
+    return val_put(c, "qwarp", w);
+}
+
+/* A counter position's lane threshold in iterations (quota_pos.counter):
+ * the field of rank lane - 1 of the access's table, less the position of
+ * the warp's first request, so that iteration J moves the lane while
+ * J < the result (a field past the table reads 0: never). */
+static const char *g_qgj(ctx *c, const memplan *pl)
+{
+    char key[24];
+    snprintf(key, sizeof key, "qgj%d", pl->mem);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const quota_win *W = &c->qwin[pl->qwin];
+    const quota_pos *P = &c->qpos[pl->qpos];
+    const char *lane = g_laneid(c), *w = g_qwarp(c);
+    const char *start = cx_reg(c, MB_REG_B32), *g = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, lane, W->bits, -W->bits));
+    /* bfe reads the start's low byte: past it, the field past the table */
+    if (W->bits * 30 > 255)
+        pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
+    if (pl->qimm >> 32 == 0) {
+        /* the fields in the low word: a 32-bit extract, no conversion */
+        pro_add_q(c, "bfe.u32", cx_fmt(c, "%s, 0x%08x, %s, %d", g, (uint32_t)pl->qimm, start, W->bits));
+    } else {
+        const char *f = cx_reg(c, MB_REG_B64);
+        pro_add_q(c, "bfe.u64",
+                  cx_fmt(c, "%s, 0x%016llx, %s, %d", f, (unsigned long long)pl->qimm, start, W->bits));
+        pro_add_q(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
+    }
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, w, -(int32_t)P->span, g));
+    return val_put(c, key, r);
+}
+
 /* Request positions (quota_pos): x in the top bits of a b64 register and
  * ones below, so that x reaches a threshold whatever fields lie below it; a
  * loop's in the top bits of a b32 register, compared with the thresholds'
@@ -1318,13 +1399,7 @@ static const char *g_qpos(ctx *c, int pos)
     if (r)
         return r;
     const quota_pos *P = &c->qpos[pos];
-    const char *w = val_find(c, "qwarp");
-    if (!w) {
-        const char *kf = g_kf(c);
-        w = cx_reg(c, MB_REG_B32);
-        pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
-        val_put(c, "qwarp", w);
-    }
+    const char *w = g_qwarp(c);
     int low = 32 - P->bits;
     uint32_t mul = P->mul << low, add = (P->add << low) | ((UINT32_C(1) << low) - 1);
     const char *t = cx_reg(c, MB_REG_B32);
@@ -1349,10 +1424,14 @@ static const char *g_qshift(ctx *c, int w)
     if (r)
         return r;
     const quota_win *W = &c->qwin[w];
-    const char *rank = g_qrank(c);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", r, rank, -W->bits, (int)cx_quota_shift(W, 0)));
-    if (W->hi < 32)
+    if (W->bank) /* bank rank lane - 1: made from the lane in the same mad */
+        pro_add_q(c, "mad.lo.s32",
+                  cx_fmt(c, "%s, %s, %d, %d", r, g_laneid(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
+    else
+        pro_add_q(c, "mad.lo.s32",
+                  cx_fmt(c, "%s, %s, %d, %d", r, g_qrank(c), -W->bits, (int)cx_quota_shift(W, 0)));
+    if (W->hi < 32 && !W->bank)
         pro_add_q(c, "max.s32", cx_fmt(c, "%s, %s, %d", r, r, 64 - W->bits * (W->hi - W->lo + 2)));
     return val_put(c, key, r);
 }
@@ -1387,22 +1466,57 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
     if (!q)
         return cx_nomem(c);
-    const char *x = g_qpos(c, pl->qpos), *own = g_qword(c, pl->array, 0), *common = g_qword(c, pl->array, 1);
-    const char *thr, *cmp = "setp.ge.u64";
-    if (cx_block_loop(c, block) >= 0) {
+    const char *x = NULL, *own, *common;
+    if (pl->qindex) {
+        own = "128"; /* the lane's scale: row `lane` of bank 0, or word `lane` */
+        common = "4";
+    } else if (pl->qbank) {
+        own = g_bword(c, pl->array, 1); /* selected below the threshold */
+        common = g_bword(c, pl->array, 0);
+    } else {
+        own = g_qword(c, pl->array, 0);
+        common = g_qword(c, pl->array, 1);
+    }
+    const char *thr, *cmp = pl->qbank ? "setp.lt.u64" : "setp.ge.u64";
+    if (c->qpos[pl->qpos].counter) {
+        thr = g_qgj(c, pl);
+        x = c->r_iter[pl->qpos - 1];
+        cmp = "setp.lt.s32";
+    } else if (cx_block_loop(c, block) >= 0) {
         thr = g_qthr(c, pl);
-        cmp = "setp.ge.u32";
+        cmp = pl->qbank ? "setp.lt.u32" : "setp.ge.u32";
     } else {
         /* once per thread anyway: next to the access, as the original's address */
         const char *sh = g_qshift(c, pl->qwin);
         thr = cx_reg(c, MB_REG_B64);
         ADD(q, "shl.b64", "%s, 0x%016llx, %s", thr, (unsigned long long)pl->qimm, sh);
     }
+    if (!x)
+        x = g_qpos(c, pl->qpos);
     const char *p = cx_reg(c, MB_REG_PRED), *a = cx_reg(c, MB_REG_B32);
     ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
+    if (pl->qindex) {
+        const char *lane = g_laneid(c), *base = array_address(c, pl->array, 0);
+        c->cur_block = block;
+        ADD(q, "mad.lo.s32", "%s, %s, %s, %s", a, lane, a, base);
+    }
     pl->qaddr = a;
     return c->oom ? cx_nomem(c) : MB_OK;
+}
+
+/* The slot after the last access of block k that compares loop l's counter
+ * (quota_pos.counter), SIZE_MAX when none does. */
+static size_t counter_read(const ctx *c, int l, int k)
+{
+    size_t after = SIZE_MAX;
+    for (size_t i = 0; c->qpos && i < c->f->nmem; i++) {
+        const memplan *pl = &c->plans[i];
+        if (pl->kind == PLAN_QUOTA && pl->qpos == l + 1 && c->qpos[pl->qpos].counter && plan_block(c, pl) == k &&
+            (after == SIZE_MAX || plan_slot(c, pl, k) + 1 > after))
+            after = plan_slot(c, pl, k) + 1;
+    }
+    return after;
 }
 
 /* The thread-constant part of an access's address, in block `block`. */
@@ -2168,12 +2282,22 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             if (pl->qshare >= 0)
                 continue;
             static const char *const lane_keys[] = {"key1", "lane&7", "lane>>3", "qrank", "qwarp"};
-            for (size_t k = 0; k < sizeof lane_keys / sizeof lane_keys[0]; k++)
-                want(c, lane_keys[k], at);
+            static const char *const bank_keys[] = {"key1", "qwarp"};
+            size_t nk = pl->qbank ? sizeof bank_keys / sizeof bank_keys[0] : sizeof lane_keys / sizeof lane_keys[0];
+            for (size_t k = 0; k < nk; k++)
+                want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
-            for (int common = 0; common < 2; common++) {
-                snprintf(key, sizeof key, "qw%d:%d", pl->array, common);
+            for (int other = 0; other < 2 && !pl->qindex; other++) {
+                if (pl->qbank)
+                    snprintf(key, sizeof key, "bw%d:%d", pl->array, other);
+                else
+                    snprintf(key, sizeof key, "qw%d:%d", pl->array, other);
                 want(c, key, at);
+            }
+            if (c->qpos[pl->qpos].counter) {
+                snprintf(key, sizeof key, "qgj%d", pl->mem);
+                want(c, key, at);
+                continue;
             }
             snprintf(key, sizeof key, "qpos%d", pl->qpos);
             want(c, key, at);
@@ -2482,8 +2606,8 @@ mb_status cx_assemble(ctx *c)
     for (size_t l = 0; l < nl; l++) {
         /* counted where an iteration ends, like compiled loops' counters */
         for (size_t k = 0; k < c->nb; k++) {
-            if (!c->latch[l][k])
-                continue;
+            if (!c->latch[l][k] || counter_read(c, (int)l, (int)k) != SIZE_MAX)
+                continue; /* after the accesses, below */
             need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!q)
                 return cx_nomem(c);
@@ -2556,9 +2680,26 @@ mb_status cx_assemble(ctx *c)
             }
         }
     }
-    /* 5b'. quota positions: advanced where an iteration of their loop ends,
-     *      after the block's accesses, and never reset (every iteration of
-     *      every activation is a request of its own) */
+    /* 5a'. loop counters that bank quota accesses of their block compare:
+     *      advanced after them (a sequence created before the accesses'
+     *      would have to finish before them) */
+    for (size_t l = 0; l < nl; l++)
+        for (size_t k = 0; k < c->nb; k++) {
+            size_t after = counter_read(c, (int)l, (int)k);
+            if (!c->latch[l][k] || after == SIZE_MAX)
+                continue;
+            need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
+            if (!q)
+                return cx_nomem(c);
+            q->independent = 1;
+            q->min_start = after;
+            ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+        }
+    /* 5b'. quota positions: advanced where an iteration of their loop ends
+     *      (or in the one block holding their accesses, which then counts
+     *      the requests: threads skipping it pay nothing), after the
+     *      block's accesses, and never reset (every iteration of every
+     *      activation is a request of its own) */
     for (size_t l = 0; c->qpos && l < nl; l++) {
         const quota_pos *P = &c->qpos[l + 1];
         char key[40];
@@ -2570,7 +2711,7 @@ mb_status cx_assemble(ctx *c)
         if (!P->bits || !reg)
             continue;
         for (size_t k = 0; k < c->nb; k++) {
-            if (!c->latch[l][k])
+            if (P->block >= 0 ? (int)k != P->block : !c->latch[l][k])
                 continue;
             need_seq *a = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!a)

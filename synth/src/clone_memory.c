@@ -145,6 +145,24 @@ static int quota_fits(const ctx *c, const mb_sprof_mem *mm, const mb_clone_array
            (!strncmp(mm->op, "ld.", 3) || !strncmp(mm->op, "st.", 3)) && mb_hist_total(&mm->sectors) > 0;
 }
 
+/* The 32-word rows of a shared access's array (at most 32) when its
+ * requests can take per-request bank-conflict degrees (clone_quota.c): a
+ * word-wide load, store or atomic in the kernel whose profiled degrees are
+ * not one constant power of two (which the mean pattern reproduces exactly
+ * for less), in an array of two rows at least; 0 otherwise. */
+static uint32_t bank_quota_rows(const ctx *c, const mb_sprof_mem *mm, const mb_clone_array *arr)
+{
+    const mb_hist *h = &mm->bank_conflicts;
+    uint64_t bytes = arr->bytes ? arr->bytes : c->p->dynamic_shared;
+    if (c->weight || mm->vector != 1 || mm->width != 4 || mb_hist_total(h) == 0 || h->n == 0 ||
+        (h->n == 1 && (h->key[0] & (h->key[0] - 1)) == 0))
+        return 0;
+    if (strncmp(mm->op, "ld.", 3) && strncmp(mm->op, "st.", 3) && strncmp(mm->op, "atom.", 5))
+        return 0;
+    uint64_t rows = bytes / 128;
+    return rows < 2 ? 0 : rows > 32 ? 32 : (uint32_t)rows;
+}
+
 static int hist_equal(const mb_hist *a, const mb_hist *b)
 {
     if (a->n != b->n)
@@ -163,7 +181,8 @@ static int quota_share(const ctx *c, size_t i)
     const mb_sprof_mem *mm = &c->f->mem[i];
     for (size_t k = 0; k < i; k++) {
         const mb_sprof_mem *o = &c->f->mem[k];
-        if (c->plans[k].kind != PLAN_QUOTA || c->plans[k].qshare >= 0 || o->width != mm->width)
+        if (c->plans[k].kind != PLAN_QUOTA || c->plans[k].qshare >= 0 || o->width != mm->width ||
+            c->plans[k].qbank != c->plans[i].qbank || c->plans[k].array != c->plans[i].array)
             continue;
         int same_block = 0;
         for (size_t b = 0; b < c->f->nblocks && !same_block; b++) {
@@ -172,7 +191,7 @@ static int quota_share(const ctx *c, size_t i)
                          mm->insn >= B->first_insn && mm->insn < B->first_insn + B->nchain;
         }
         if (same_block && o->requests == mm->requests && hist_equal(&o->sectors, &mm->sectors) &&
-            hist_equal(&o->lines, &mm->lines))
+            hist_equal(&o->lines, &mm->lines) && hist_equal(&o->bank_conflicts, &mm->bank_conflicts))
             return (int)k;
     }
     return -1;
@@ -194,6 +213,8 @@ mb_status cx_plan_memory(ctx *c)
         pl->mem = (int)i;
         pl->array = pl->param = -1;
         pl->qwin = pl->qpos = pl->qshare = -1;
+        pl->qbank = pl->qindex = 0;
+        pl->qrows = 0;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
             int dim, l = cx_var_loop(mm->affine.var[k]);
@@ -214,6 +235,13 @@ mb_status cx_plan_memory(ctx *c)
                                     "%s: shared access at line %d has no shared array to use",
                                     c->p->kernel, mm->line);
             pl->is64 = 0;
+            if (pl->kind == PLAN_PATTERN) {
+                pl->qrows = bank_quota_rows(c, mm, &c->m->arrays[pl->array]);
+                if (pl->qrows) {
+                    pl->kind = PLAN_QUOTA;
+                    pl->qbank = 1;
+                }
+            }
         } else if (strcmp(mm->space, "local") == 0) {
             pl->array = find_array(c->m, "__clone_local");
             if (pl->array < 0)

@@ -1,4 +1,5 @@
-/* Per-request sector quotas of non-affine local accesses (PLAN_QUOTA).
+/* Per-request quotas (PLAN_QUOTA): sectors of non-affine local accesses,
+ * bank-conflict degrees of non-affine shared ones.
  *
  * Local memory is interleaved by lane (docs/formats.md), so a request
  * touches one sector per distinct (word, 8-lane group). Every lane has two
@@ -20,6 +21,18 @@
  * can; of the scramble's offsets, the one whose plans come closest to the
  * profile is kept.
  *
+ * Shared accesses (qbank) take the same per-request scheme for their
+ * bank-conflict degrees: lane l's own word is l (bank l), its other word
+ * is on bank 0, row l, where lane 0's own word is; rank l - 1 is the lane
+ * that brings a full warp's degree to l + 1 (lanes in ascending order, so
+ * the first lanes, which partial warps keep, pile up first and a half-warp
+ * checked alone holds the conflict too). The comparison is turned round:
+ * a lane moves while the position is below its threshold (the full warps
+ * take their degrees in descending order), so that a field of zeros, what
+ * a shift past the table reads, never moves a lane: ranks above the
+ * table's levels need no clamp, and lanes past the array's rows, whose
+ * levels no quota reaches, never leave their own word.
+ *
  * The thresholds of an access are fields of one 64-bit table (an immediate)
  * that a per-thread shift brings to the top; accesses share the shift when
  * one window of fields holds their variable levels. */
@@ -28,21 +41,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUOTA_LEVELS 33   /* sector counts 0..32 */
+#define QUOTA_LEVELS 33   /* sector counts or degrees 0..32 */
 #define QUOTA_MAX_BITS 16
 
 typedef struct qreq {
     uint32_t idx, x, mask; /* request index, its position, active lanes */
+    uint32_t idx_b;        /* the index counted by runs of the access's block */
 } qreq;
 
 typedef struct qacc {
     int mem, block, pos;
+    int bank;             /* bank-conflict degrees (else sectors) */
+    int level0;           /* the level of rank 0 */
+    int qmin, qmax;       /* the values a full warp can take */
+    const mb_hist *h;     /* the profiled values */
     qreq *req;
     size_t n, cap;
     uint32_t *mask_by_j;  /* the current warp's lanes per iteration */
+    uint32_t *runs_by_j;  /* their earlier runs of the block (one value) */
     size_t nj, jcap;
-    uint32_t jmax;
-    uint32_t thr[QUOTA_LEVELS]; /* threshold per level (5..32), in positions */
+    uint32_t jmax, jmax_b;
+    int mixed;            /* a request's lanes had run the block unequally often */
+    uint32_t thr[QUOTA_LEVELS]; /* threshold per level (level0..32), in positions */
     int lo, hi;           /* its variable levels (lo > hi: none) */
 } qacc;
 
@@ -53,6 +73,7 @@ typedef struct qrun {
     uint32_t cur_t, cur_warp, warps;
     int have_t, have_warp;
     uint32_t *latches;    /* per loop: iterations the current thread finished */
+    uint32_t *runs;       /* per block: the current thread's runs of it */
     mb_status st;
 } qrun;
 
@@ -78,9 +99,12 @@ static void flush_warp(qrun *q)
             }
             /* the request index; scrambled into a position once all are known */
             A->req[A->n].idx = q->cur_warp + (uint32_t)j * q->warps;
+            A->req[A->n].idx_b = q->cur_warp + A->runs_by_j[j] * q->warps;
             A->req[A->n++].mask = A->mask_by_j[j];
             if (j > A->jmax)
                 A->jmax = (uint32_t)j;
+            if (A->runs_by_j[j] > A->jmax_b)
+                A->jmax_b = A->runs_by_j[j];
             A->mask_by_j[j] = 0;
         }
         A->nj = 0;
@@ -101,6 +125,7 @@ static void visit(ctx *c, void *arg, uint32_t t, int block)
     }
     if (!q->have_t || t != q->cur_t) {
         memset(q->latches, 0, (c->nloops + 1) * sizeof(uint32_t));
+        memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
         q->cur_t = t;
         q->have_t = 1;
     }
@@ -110,31 +135,71 @@ static void visit(ctx *c, void *arg, uint32_t t, int block)
             continue;
         size_t j = A->pos > 0 ? q->latches[A->pos - 1] : 0;
         if (j >= A->nj) {
-            if (MB_GROW(A->mask_by_j, A->jcap, j + 1) != MB_OK) {
+            size_t cap = A->jcap;
+            if (MB_GROW(A->mask_by_j, cap, j + 1) != MB_OK ||
+                MB_GROW(A->runs_by_j, A->jcap, j + 1) != MB_OK) {
                 q->st = cx_nomem(c);
                 return;
             }
             memset(A->mask_by_j + A->nj, 0, (j + 1 - A->nj) * sizeof(uint32_t));
             A->nj = j + 1;
         }
+        if (!A->mask_by_j[j])
+            A->runs_by_j[j] = q->runs[block];
+        else if (A->runs_by_j[j] != q->runs[block])
+            A->mixed = 1;
         A->mask_by_j[j] |= UINT32_C(1) << lane;
     }
+    q->runs[block]++;
     for (size_t l = 0; l < c->nloops; l++)
         if (c->latch[l][block])
             q->latches[l]++;
 }
 
-/* Whether rank `rank` uses its own word at position x. */
+/* Whether rank `rank` uses its own word (bank: its bank-0 word) at position x. */
 static int lane_new(const qacc *A, uint32_t x, int rank)
 {
-    int level = rank + 5;
-    return level < QUOTA_LEVELS && x >= A->thr[level];
+    int level = rank + A->level0;
+    return level < QUOTA_LEVELS && (A->bank ? x < A->thr[level] : x >= A->thr[level]);
 }
 
-/* The sectors a request at position x with lanes `mask` touches: one per
- * distinct word (each word belongs to one group). */
+/* The thresholds that make a level always and never used: bank accesses
+ * compare the other way round. */
+static uint32_t thr_always(const qacc *A, uint32_t never)
+{
+    return A->bank ? never : 0;
+}
+
+static uint32_t thr_none(const qacc *A, uint32_t never)
+{
+    return A->bank ? 0 : never;
+}
+
+/* The bank-conflict degree of a request at position x with lanes `mask`:
+ * the distinct words on bank 0 (no other bank holds two). */
+static int realized_bank(const qacc *A, uint32_t x, uint32_t mask)
+{
+    uint32_t rows = 0;
+    for (int l = 0; l < 32; l++)
+        if (mask >> l & 1) {
+            if (l == 0)
+                rows |= 1;
+            else if (lane_new(A, x, l - 1))
+                rows |= UINT32_C(1) << l; /* below qmax: no quota reaches higher lanes */
+        }
+    int n = 0;
+    for (; rows; rows &= rows - 1)
+        n++;
+    return n ? n : mask != 0;
+}
+
+/* The value a request at position x with lanes `mask` takes: local, the
+ * sectors it touches, one per distinct word (each word belongs to one
+ * group); shared, its bank-conflict degree. */
 static int realized(const qacc *A, uint32_t x, uint32_t mask)
 {
+    if (A->bank)
+        return realized_bank(A, x, mask);
     uint32_t words = 0;
     for (int l = 0; l < 32; l++) {
         if (!(mask >> l & 1))
@@ -160,36 +225,49 @@ static int cmp_req(const void *a, const void *b)
     return cmp_u32(&((const qreq *)a)->x, &((const qreq *)b)->x);
 }
 
+/* Whether a request with lanes `mask` can take every value of A: a full
+ * warp (local), or one holding the lanes that pile up to the highest
+ * degree (shared). */
+static int can_take_all(const qacc *A, uint32_t mask)
+{
+    if (!A->bank)
+        return mask == UINT32_MAX;
+    uint32_t need = A->qmax >= 32 ? UINT32_MAX : (UINT32_C(1) << A->qmax) - 1;
+    return (mask & need) == need;
+}
+
 /* The full warps' quotas: the profiled histogram less its lowest share of
  * (n - nf) / n (what the original's partial warps touched, in the same
- * proportion as the clone's), scaled to nf values a full warp can touch
- * (4 to 32) by largest remainders, ascending. */
-static void full_quotas(const mb_hist *h, size_t n, size_t nf, uint32_t *q)
+ * proportion as the clone's), scaled to nf values a full warp can take
+ * (qmin to qmax) by largest remainders, ascending. */
+static void full_quotas(const qacc *A, size_t n, size_t nf, uint32_t *q)
 {
+    const mb_hist *h = A->h;
+    int qmin = A->qmin, qmax = A->qmax;
     double mass[QUOTA_LEVELS] = {0}, total = 0;
     uint32_t count[QUOTA_LEVELS] = {0};
     for (size_t i = 0; i < h->n; i++) {
-        int64_t v = h->key[i] < 4 ? 4 : h->key[i] > 32 ? 32 : h->key[i];
+        int64_t v = h->key[i] < qmin ? qmin : h->key[i] > qmax ? qmax : h->key[i];
         mass[v] += (double)h->count[i];
         total += (double)h->count[i];
     }
     double drop = n ? total * (double)(n - nf) / (double)n : 0;
-    for (int v = 4; v < QUOTA_LEVELS && drop > 0; v++) {
+    for (int v = qmin; v <= qmax && drop > 0; v++) {
         double d = mass[v] < drop ? mass[v] : drop;
         mass[v] -= d;
         total -= d;
         drop -= d;
     }
     size_t given = 0;
-    for (int v = 4; v < QUOTA_LEVELS; v++) {
+    for (int v = qmin; v <= qmax; v++) {
         mass[v] = total > 0 ? mass[v] * (double)nf / total : 0;
         count[v] = (uint32_t)mass[v];
         mass[v] -= count[v];
         given += count[v];
     }
     while (given < nf) {
-        int best = 4;
-        for (int v = 4; v < QUOTA_LEVELS; v++)
+        int best = qmin;
+        for (int v = qmin; v <= qmax; v++)
             if (mass[v] > mass[best])
                 best = v;
         count[best]++;
@@ -197,20 +275,26 @@ static void full_quotas(const mb_hist *h, size_t n, size_t nf, uint32_t *q)
         given++;
     }
     size_t k = 0;
-    for (int v = 4; v < QUOTA_LEVELS; v++)
+    for (int v = qmin; v <= qmax; v++)
         for (uint32_t j = 0; j < count[v]; j++)
             q[k++] = (uint32_t)v;
 }
 
 /* Thresholds of access A from the full warps' quotas: `full` sorted by
- * position, q their quotas in the same (ascending) order. */
+ * position, q their quotas ascending, taken in that order (bank: in
+ * descending order, a level used below its threshold). */
 static void thresholds(qacc *A, const qreq *full, const uint32_t *q, size_t nf, uint32_t never)
 {
     for (int level = 0; level < QUOTA_LEVELS; level++) {
         size_t below = 0;
         while (below < nf && q[below] < (uint32_t)level)
             below++;
-        A->thr[level] = below == 0 ? 0 : below == nf ? never : full[below].x;
+        if (A->bank) {
+            size_t reach = nf - below; /* the first `reach` full warps use it */
+            A->thr[level] = reach == 0 ? 0 : reach == nf ? never : full[reach].x;
+        } else {
+            A->thr[level] = below == 0 ? 0 : below == nf ? never : full[below].x;
+        }
     }
 }
 
@@ -218,8 +302,8 @@ static void thresholds(qacc *A, const qreq *full, const uint32_t *q, size_t nf, 
 static void variable_range(qacc *A, uint32_t never)
 {
     A->lo = QUOTA_LEVELS;
-    A->hi = 4;
-    for (int level = 5; level < QUOTA_LEVELS; level++)
+    A->hi = A->level0 - 1;
+    for (int level = A->level0; level < QUOTA_LEVELS; level++)
         if (A->thr[level] != 0 && A->thr[level] != never) {
             if (level < A->lo)
                 A->lo = level;
@@ -232,12 +316,15 @@ static void variable_range(qacc *A, uint32_t never)
  * full warps off their quota always or never used. */
 static void trim(qacc *A, const uint32_t *q, size_t nf, int fields, uint32_t never)
 {
+    /* bank tables start at rank 0: only their top levels can go, never used */
+    for (int level = 32; A->bank && level >= A->level0; level--)
+        if (A->thr[level] != 0 && level - A->level0 + 1 > fields)
+            A->thr[level] = 0;
     for (;;) {
         variable_range(A, never);
         if (A->lo > A->hi)
             return;
-        int need = A->hi - A->lo + 1 + (A->hi < 32);
-        if (need <= fields)
+        if (A->bank || A->hi - A->lo + 1 + (A->hi < 32) <= fields)
             return;
         /* the full warps that no longer touch their quota */
         size_t at_lo = 0, at_hi = 0;
@@ -246,26 +333,26 @@ static void trim(qacc *A, const uint32_t *q, size_t nf, int fields, uint32_t nev
             at_hi += q[k] >= (uint32_t)A->hi;
         }
         if (at_lo <= at_hi)
-            A->thr[A->lo] = 0;
+            A->thr[A->lo] = thr_always(A, never);
         else
-            A->thr[A->hi] = never;
+            A->thr[A->hi] = thr_none(A, never);
     }
 }
 
 /* The table fields A's full warps' quotas need: a level between the
  * smallest and the largest, and the never-used field below 32. */
-static int fields_needed(const ctx *c, const qacc *A)
+static int fields_needed(const qacc *A)
 {
     size_t nf = 0;
     for (size_t k = 0; k < A->n; k++)
-        nf += A->req[k].mask == UINT32_MAX;
+        nf += can_take_all(A, A->req[k].mask);
     if (nf == 0)
         return 0;
     uint32_t *q = malloc(nf * sizeof(uint32_t));
     if (!q)
         return 64;
-    full_quotas(&c->f->mem[A->mem].sectors, A->n, nf, q);
-    int need = (int)(q[nf - 1] - q[0]) + (q[nf - 1] < 32);
+    full_quotas(A, A->n, nf, q);
+    int need = A->bank ? (int)q[nf - 1] - A->level0 + 1 : (int)(q[nf - 1] - q[0]) + (q[nf - 1] < 32);
     free(q);
     return need;
 }
@@ -275,7 +362,6 @@ static int fields_needed(const ctx *c, const qacc *A)
  * can under the same thresholds. */
 static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
 {
-    const mb_sprof_mem *mm = &c->f->mem[A->mem];
     uint32_t never = (UINT32_C(1) << qp->bits) - 1;
     for (size_t k = 0; k < A->n; k++)
         A->req[k].x = (A->req[k].idx * qp->mul + qp->add) & never;
@@ -289,17 +375,24 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
     }
     size_t nf = 0;
     for (size_t k = 0; k < A->n; k++)
-        if (A->req[k].mask == UINT32_MAX)
+        if (can_take_all(A, A->req[k].mask))
             full[nf++] = A->req[k];
-    full_quotas(&mm->sectors, A->n, nf, qf);
+    full_quotas(A, A->n, nf, qf);
     thresholds(A, full, qf, nf, never);
     trim(A, qf, nf, 64 / qp->bits, never);
     variable_range(A, never);
-    if (A->lo > A->hi) {
+    if (A->bank) {
+        /* its table: every level from rank 0's up to the last one used */
+        A->lo = A->level0;
+        A->hi = A->level0 - 1;
+        for (int level = A->level0; level < QUOTA_LEVELS; level++)
+            if (A->thr[level] != 0)
+                A->hi = level;
+    } else if (A->lo > A->hi) {
         /* one count for every full warp: every level up to it always used */
-        int q = 4;
-        for (int level = 5; level < QUOTA_LEVELS; level++)
-            if (A->thr[level] == 0)
+        int q = A->level0 - 1;
+        for (int level = A->level0; level < QUOTA_LEVELS; level++)
+            if (A->thr[level] == thr_always(A, never))
                 q = level;
         A->lo = q + 1 > 32 ? 32 : q + 1;
         A->hi = A->lo - 1;
@@ -311,9 +404,9 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
 
 /* The total-variation distance between A's requests as planned and the
  * profiled histogram. */
-static double plan_tv(const ctx *c, const qacc *A)
+static double plan_tv(const qacc *A)
 {
-    const mb_hist *h = &c->f->mem[A->mem].sectors;
+    const mb_hist *h = A->h;
     double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
     for (size_t i = 0; i < h->n; i++)
         if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
@@ -337,7 +430,8 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
         uint32_t never = (UINT32_C(1) << bits) - 1;
         int w = -1;
         for (size_t k = c->nqwin; k-- > 0 && w < 0;)
-            if (c->qwin[k].bits == bits && c->qwin[k].lo <= A->lo && A->hi <= c->qwin[k].hi)
+            if (c->qwin[k].bits == bits && c->qwin[k].level0 == A->level0 && c->qwin[k].lo <= A->lo &&
+                A->hi <= c->qwin[k].hi)
                 w = (int)k;
         if (w < 0) {
             if (c->nqwin == sizeof c->qwin / sizeof c->qwin[0])
@@ -348,9 +442,15 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
              * to touch more sectors (counters filling up) */
             quota_win *W = &c->qwin[c->nqwin];
             W->bits = bits;
+            W->level0 = A->level0;
+            W->bank = A->bank;
             W->lo = A->lo;
             W->hi = A->lo + fields - 2; /* the last field: never used */
-            if (A->lo + fields - 1 >= 32) {
+            if (A->bank) {
+                W->hi = A->lo + fields - 1; /* past it: zeros, never used */
+                if (W->hi > 32)
+                    W->hi = 32;
+            } else if (A->lo + fields - 1 >= 32) {
                 W->hi = 32; /* no rank above it: no field for them */
                 if (W->lo > 33 - fields)
                     W->lo = 33 - fields;
@@ -362,12 +462,12 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
         uint64_t imm = 0;
         for (int k = 0; k < n; k++)
             imm |= (uint64_t)(A->thr[W->lo + k] & never) << (bits * k);
-        if (W->hi < 32)
+        if (W->hi < 32 && !W->bank)
             imm |= (uint64_t)never << (bits * n);
         pl->qimm = imm;
         pl->qwin = w;
-        for (int level = 5; level < QUOTA_LEVELS; level++) {
-            int32_t s = cx_quota_shift(W, level - 5);
+        for (int level = A->level0; level < QUOTA_LEVELS; level++) {
+            int32_t s = cx_quota_shift(W, level - A->level0);
             uint64_t t = (uint32_t)s >= 64 ? 0 : imm << (uint32_t)s;
             A->thr[level] = (uint32_t)(t >> (64 - bits));
         }
@@ -377,9 +477,9 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
 
 int32_t cx_quota_shift(const quota_win *W, int rank)
 {
-    int32_t s = 64 - W->bits + W->bits * (W->lo - 5) - W->bits * rank;
+    int32_t s = 64 - W->bits + W->bits * (W->lo - W->level0) - W->bits * rank;
     int32_t floor = 64 - W->bits * (W->hi - W->lo + 2);
-    return W->hi < 32 && s < floor ? floor : s;
+    return W->hi < 32 && !W->bank && s < floor ? floor : s;
 }
 
 mb_status cx_plan_quotas(ctx *c)
@@ -395,10 +495,11 @@ mb_status cx_plan_quotas(ctx *c)
     q.c = c;
     q.acc = calloc(nacc, sizeof(qacc));
     q.latches = calloc(c->nloops + 1, sizeof(uint32_t));
+    q.runs = calloc(c->nb + 1, sizeof(uint32_t));
     uint64_t *nidx = calloc(c->nloops + 1, sizeof(uint64_t));
     double *ecount = malloc((c->nb + 1) * sizeof(double));
     mb_status st = MB_OK;
-    if (!c->qpos || !q.acc || !q.latches || !ecount || !nidx)
+    if (!c->qpos || !q.acc || !q.latches || !q.runs || !ecount || !nidx)
         st = cx_nomem(c);
     else
         memset(c->qpos, 0, (c->nloops + 1) * sizeof(quota_pos));
@@ -413,6 +514,11 @@ mb_status cx_plan_quotas(ctx *c)
         A->mem = (int)i;
         A->block = plan_block_of(c, pl);
         A->pos = cx_block_loop(c, A->block) + 1;
+        A->bank = pl->qbank;
+        A->level0 = A->bank ? 2 : 5;
+        A->qmin = A->bank ? 1 : 4;
+        A->qmax = A->bank ? (int)pl->qrows : 32;
+        A->h = A->bank ? &c->f->mem[i].bank_conflicts : &c->f->mem[i].sectors;
         pl->qpos = A->pos;
     }
     if (st == MB_OK) {
@@ -426,6 +532,51 @@ mb_status cx_plan_quotas(ctx *c)
             flush_warp(&q);
         if (st == MB_OK)
             st = q.st;
+    }
+    /* bank accesses alone in a loop that no loop encloses, which a thread
+     * enters once (its counter is the iterations it finished, J): request
+     * warp * span + J, so that a lane's threshold becomes one in iterations,
+     * made once per thread, against which each request compares the
+     * loop's own counter (no position to advance) */
+    for (size_t l = 1; st == MB_OK && l <= c->nloops; l++) {
+        quota_pos *P = &c->qpos[l];
+        int ok = c->f->loops[l - 1].parent < 0, any = 0;
+        uint32_t span = 0;
+        for (size_t a = 0; a < q.nacc && ok; a++)
+            if (q.acc[a].pos == (int)l) {
+                ok = q.acc[a].bank;
+                any = 1;
+                if (q.acc[a].jmax + 1 > span)
+                    span = q.acc[a].jmax + 1;
+            }
+        if (!ok || !any || (uint64_t)q.warps * span >= (UINT64_C(1) << QUOTA_MAX_BITS))
+            continue;
+        P->counter = 1;
+        P->span = span;
+        for (size_t a = 0; a < q.nacc; a++)
+            for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++) {
+                uint32_t idx = q.acc[a].req[k].idx;
+                q.acc[a].req[k].idx = idx % q.warps * span + idx / q.warps;
+            }
+    }
+    /* a loop's position advanced only where its accesses are, when they
+     * share a block and every request's lanes had run it equally often
+     * (requests counted by runs are then those counted by iterations):
+     * threads that skip the accesses in an iteration skip the advance */
+    for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
+        int block = -1, ok = l > 0 && !c->qpos[l].counter;
+        for (size_t a = 0; a < q.nacc && ok; a++)
+            if (q.acc[a].pos == (int)l) {
+                ok = !q.acc[a].mixed && (block < 0 || block == q.acc[a].block);
+                block = q.acc[a].block;
+            }
+        c->qpos[l].block = ok ? block : -1;
+        for (size_t a = 0; a < q.nacc && ok && block >= 0; a++)
+            if (q.acc[a].pos == (int)l) {
+                for (size_t k = 0; k < q.acc[a].n; k++)
+                    q.acc[a].req[k].idx = q.acc[a].req[k].idx_b;
+                q.acc[a].jmax = q.acc[a].jmax_b;
+            }
     }
     /* positions: bits for every request index of the register's accesses;
      * the largest position is the sentinel that never-used fields hold, so
@@ -441,6 +592,14 @@ mb_status cx_plan_quotas(ctx *c)
         if (!nidx[l])
             continue;
         P->bits = 1;
+        if (P->counter) {
+            /* in order, below the sentinel: no full warp on it */
+            while ((UINT64_C(1) << P->bits) <= nidx[l])
+                P->bits++;
+            P->mul = 1;
+            P->add = P->step = 0;
+            continue;
+        }
         while (P->bits < QUOTA_MAX_BITS && (UINT64_C(1) << P->bits) < nidx[l])
             P->bits++;
         uint64_t spare = nidx[l];
@@ -452,7 +611,7 @@ mb_status cx_plan_quotas(ctx *c)
             }
             for (size_t a = 0; a < q.nacc; a++)
                 for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
-                    if (q.acc[a].req[k].mask == UINT32_MAX && q.acc[a].req[k].idx < nidx[l])
+                    if (can_take_all(&q.acc[a], q.acc[a].req[k].mask) && q.acc[a].req[k].idx < nidx[l])
                         full[q.acc[a].req[k].idx] = 1;
             spare = nidx[l];
             for (uint64_t i = nidx[l]; i-- > 0;)
@@ -466,8 +625,8 @@ mb_status cx_plan_quotas(ctx *c)
              * every access's levels */
             int need = 0;
             for (size_t a = 0; a < q.nacc; a++)
-                if (q.acc[a].pos == (int)l && fields_needed(c, &q.acc[a]) > need)
-                    need = fields_needed(c, &q.acc[a]);
+                if (q.acc[a].pos == (int)l && fields_needed(&q.acc[a]) > need)
+                    need = fields_needed(&q.acc[a]);
             if ((spare == nidx[l] || need <= 64 / (P->bits + 1)) && P->bits < QUOTA_MAX_BITS) {
                 P->bits++;
                 spare = nidx[l];
@@ -486,7 +645,7 @@ mb_status cx_plan_quotas(ctx *c)
      * (the first 64, fewer for many requests) */
     for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
         quota_pos *P = &c->qpos[l];
-        if (!P->bits)
+        if (!P->bits || P->counter)
             continue;
         uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add;
         double best = 1e300;
@@ -502,7 +661,7 @@ mb_status cx_plan_quotas(ctx *c)
             for (size_t a = 0; a < q.nacc && !ok; a++)
                 for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
                     if (q.acc[a].req[k].idx == u) {
-                        ok = q.acc[a].req[k].mask != UINT32_MAX;
+                        ok = !can_take_all(&q.acc[a], q.acc[a].req[k].mask);
                         break;
                     }
             if (!ok)
@@ -513,7 +672,7 @@ mb_status cx_plan_quotas(ctx *c)
                 if (q.acc[a].pos == (int)l) {
                     st = plan_access(c, &q.acc[a], P);
                     /* compare's tolerance is 5%: an access above it counts most */
-                    double d = plan_tv(c, &q.acc[a]);
+                    double d = plan_tv(&q.acc[a]);
                     tv += d >= 0.05 ? 1 + d : d;
                 }
             tried++;
@@ -524,6 +683,12 @@ mb_status cx_plan_quotas(ctx *c)
         }
         P->add = best_add;
     }
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++) {
+        uint64_t lanes = 0;
+        for (size_t k = 0; k < q.acc[a].n; k++)
+            lanes += mb_popcount32(q.acc[a].req[k].mask);
+        c->plans[q.acc[a].mem].qindex = q.acc[a].bank && lanes <= c->nthreads;
+    }
     for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
         st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
     if (st == MB_OK)
@@ -531,9 +696,11 @@ mb_status cx_plan_quotas(ctx *c)
     for (size_t a = 0; a < q.nacc; a++) {
         free(q.acc[a].req);
         free(q.acc[a].mask_by_j);
+        free(q.acc[a].runs_by_j);
     }
     free(q.acc);
     free(q.latches);
+    free(q.runs);
     free(nidx);
     free(ecount);
     return st;

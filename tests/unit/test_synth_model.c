@@ -1,6 +1,6 @@
 /* The clone model: branch cases, reduced trip counts, expected counts,
- * determinism, the PTX it makes (parsed and run by the executor), and the
- * kernels it refuses. */
+ * determinism, the PTX it makes (parsed and run by the executor), per-request
+ * bank-conflict degrees, and the kernels it refuses. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -339,6 +339,67 @@ static void test_calls(void **state)
     free(text);
 }
 
+/* The fixture's load turned into a non-affine shared load of a 512-byte
+ * array with the bank-conflict degrees `degrees`. */
+static char *bank_profile(const char *degrees)
+{
+    char sectors[160];
+    snprintf(sectors, sizeof sectors, "\"sectors_per_request\": {}, \"bank_conflict_degree\": %s", degrees);
+    char *loop = loop_profile();
+    char *text = replace(loop, "\"sectors_per_request\": {\"4\": 4}", sectors);
+    free(loop);
+    static const char *const edits[][2] = {
+        {"\"space\": \"global\"", "\"space\": \"shared\""},
+        {"{\"kind\": \"parameter\", \"index\": 0,\n     \"name\": \"p0\"}", "{\"kind\": \"shared\", \"name\": \"s\"}"},
+        {"{\"exact\": true, \"constant\": 0,\n     \"terms\": {\"tid.x\": 4, \"iter.loop0\": 0}}", "{\"exact\": false}"},
+        {"\"module_variables\": []",
+         "\"module_variables\": [{\"name\": \"s\", \"space\": \"shared\", \"type\": \"b8\", \"bytes\": 512, "
+         "\"elements\": 512}]"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char *next = replace(text, edits[i][0], edits[i][1]);
+        free(text);
+        text = next;
+    }
+    return text;
+}
+
+/* A non-affine shared access with mixed degrees gets per-request lane
+ * thresholds (a loop no loop encloses: compared with its counter); one
+ * power-of-two degree keeps the constant pattern. */
+static void test_bank_quotas(void **state)
+{
+    (void)state;
+    char *text = bank_profile("{\"1\": 1, \"2\": 1, \"4\": 2}");
+    mb_sprof *p = parse(text);
+    for (int r = 1; r <= 2; r++) {
+        mb_clone_model *m = build(p, r, 1);
+        char *ptx = emit_ptx(m);
+        mb_module *mod = parse_ptx(ptx);
+        assert_non_null(strstr(ptx, "ld.shared.f32"));
+        assert_non_null(strstr(ptx, "%laneid"));
+        assert_non_null(strstr(ptx, "bfe.u"));
+        assert_non_null(strstr(ptx, "setp.lt.s32"));
+        assert_non_null(strstr(ptx, "selp.b32"));
+        mb_module_free(mod);
+        free(ptx);
+        mb_clone_free(m);
+    }
+    mb_sprof_free(p);
+    free(text);
+
+    text = bank_profile("{\"4\": 4}");
+    p = parse(text);
+    mb_clone_model *m = build(p, 1, 1);
+    char *ptx = emit_ptx(m);
+    assert_non_null(strstr(ptx, "ld.shared.f32"));
+    assert_null(strstr(ptx, "%laneid"));
+    free(ptx);
+    mb_clone_free(m);
+    mb_sprof_free(p);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_ptx_parses),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_calls),
+        cmocka_unit_test(test_bank_quotas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
