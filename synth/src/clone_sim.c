@@ -400,7 +400,10 @@ static mb_status calibrate_halving(ctx *c, mb_clone_branch *br, const sim_watch 
 
 /* A halving threshold for a KEY branch in a loop, kept when it meets the
  * count (within 1%) and comes closer to the original's divergence than
- * the constant one calibrated already. */
+ * the constant one calibrated already, within compare's tolerance: it
+ * changes which warps run the guarded blocks, so the accesses there see
+ * other request counts, and a divergence still out of tolerance is not
+ * worth their distributions. */
 static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, double target)
 {
     mb_clone_branch flat = *br;
@@ -422,7 +425,8 @@ static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, do
         return st;
     double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
     double miss = below > target ? below - target : target - below;
-    if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target) {
+    const double tolerance = mb_compare_default_tolerance(1).divergence_pts;
+    if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target || e1 > tolerance || -e1 > tolerance) {
         *br = flat;
         br->loop = -1;
     }
