@@ -2283,9 +2283,10 @@ static void plan_wants(ctx *c, const int *share, const int *place)
                 continue;
             static const char *const lane_keys[] = {"key1", "lane&7", "lane>>3", "qrank", "qwarp"};
             static const char *const bank_keys[] = {"key1", "qwarp"};
+            const char *const *keys = pl->qbank ? bank_keys : lane_keys;
             size_t nk = pl->qbank ? sizeof bank_keys / sizeof bank_keys[0] : sizeof lane_keys / sizeof lane_keys[0];
             for (size_t k = 0; k < nk; k++)
-                want(c, pl->qbank ? bank_keys[k] : lane_keys[k], at);
+                want(c, keys[k], at);
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", at);
             for (int other = 0; other < 2 && !pl->qindex; other++) {
                 if (pl->qbank)

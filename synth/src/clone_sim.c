@@ -477,8 +477,8 @@ static mb_status calibrate_branch(ctx *c, int block, double *ecount)
                 if (st == MB_OK && e1 * e1 >= e0 * e0)
                     *br = plain;
             }
-            /* a halving threshold, kept when it meets the count and comes
-             * closer to the original's divergence */
+            /* a halving threshold, kept when it meets the count and the
+             * original's divergence (try_halving) */
             if (st == MB_OK && br->loop >= 0)
                 st = try_halving(c, br, &w, target);
         }
