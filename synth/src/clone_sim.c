@@ -3,6 +3,7 @@
  * the clone's branches split threads like the original's. */
 #include "clone_ctx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -573,6 +574,74 @@ static int thread_independent_trips(ctx *c, int l, const trip_weight *g, size_t 
     return 1;
 }
 
+/* Thresholds on the loop's lane key (period cl->lane_period) giving the
+ * trip values of g their shares of the loop's activations. */
+static mb_status place_trips(ctx *c, int l, const trip_weight *g, size_t n,
+                             const uint64_t *activations)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    size_t nk = 0;
+    keyed *k = by_key(c, activations, cx_key, cl->lane_period, &nk);
+    if (!k)
+        return cx_nomem(c);
+    double acts = 0, share = 0, total = 0;
+    for (size_t i = 0; i < nk; i++)
+        acts += (double)k[i].weight;
+    for (size_t j = 0; j < n; j++)
+        total += g[j].weight;
+    for (size_t j = 1; j < n; j++) {
+        share += g[j - 1].weight;
+        cl->trip_from[j] = threshold_for(k, nk, acts * share / total);
+        if (cl->trip_from[j] < cl->trip_from[j - 1])
+            cl->trip_from[j] = cl->trip_from[j - 1];
+    }
+    free(k);
+    return MB_OK;
+}
+
+/* The profiled divergence of the branch governing loop l's trip count, or
+ * -1 when it has none. */
+static double controller_divergence(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    for (size_t i = 0; i < c->f->nbranches; i++)
+        if (c->f->branches[i].block == cl->controller && c->f->branches[i].warp_execs)
+            return c->f->branches[i].divergence_fraction;
+    return -1;
+}
+
+/* The divergence of loop l's exit as the clone's warps run it with their
+ * threads' trips (cx_trip): an activation runs to the warp's longest trip
+ * and diverges once at every shorter trip one of its lanes has. Lanes of a
+ * warp activate the loop together, as the host run counts them. */
+static double exit_divergence(const ctx *c, int l, const uint64_t *activations)
+{
+    double diverged = 0, execs = 0;
+    uint32_t t = 0;
+    while (t < c->nthreads) {
+        const uint32_t warp = c->kf[t] >> 5;
+        uint64_t acts = 0;
+        uint32_t trips[8], distinct = 0, longest = 0; /* (trip_groups: at most 8 values) */
+        for (; t < c->nthreads && c->kf[t] >> 5 == warp; t++) {
+            if (!activations[t])
+                continue;
+            acts = activations[t] > acts ? activations[t] : acts;
+            const uint32_t trip = cx_trip(c, l, t, NULL);
+            longest = trip > longest ? trip : longest;
+            uint32_t j = 0;
+            while (j < distinct && trips[j] != trip)
+                j++;
+            if (j == distinct && distinct < 8)
+                trips[distinct++] = trip;
+        }
+        if (acts) {
+            diverged += (double)acts * (double)(distinct - 1);
+            execs += (double)acts * (double)longest;
+        }
+    }
+    return execs > 0 ? diverged / execs : 0;
+}
+
 static mb_status calibrate_trips(ctx *c, int l, double *ecount)
 {
     mb_clone_loop *cl = &c->m->loops[l];
@@ -684,24 +753,31 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     if (!w.activations)
         return cx_nomem(c);
     mb_status st = cx_simulate(c, &w, ecount);
-    size_t nk = 0;
-    keyed *k = st == MB_OK ? by_key(c, w.activations, cx_key, cl->lane_period, &nk) : NULL;
-    if (st == MB_OK && !k)
-        st = cx_nomem(c);
-    if (st == MB_OK) {
-        double acts = 0, share = 0, total = 0;
-        for (size_t i = 0; i < nk; i++)
-            acts += (double)k[i].weight;
-        for (size_t j = 0; j < n; j++)
-            total += g[j].weight;
-        for (size_t j = 1; j < n; j++) {
-            share += g[j - 1].weight;
-            cl->trip_from[j] = threshold_for(k, nk, acts * share / total);
-            if (cl->trip_from[j] < cl->trip_from[j - 1])
-                cl->trip_from[j] = cl->trip_from[j - 1];
+    if (st == MB_OK)
+        st = place_trips(c, l, g, n, w.activations);
+    double target = controller_divergence(c, l);
+    if (st == MB_OK && cl->lane_period && target >= 0) {
+        /* the period from the boundary count is a guess: every warp holds
+         * a small share's lanes at P = 1, one warp in P at P; keep the
+         * period whose exit divergence, as the warps will run it, is
+         * nearest the original's */
+        uint32_t best = cl->lane_period, warps = c->nthreads / 32 + (c->nthreads % 32 != 0);
+        double best_err = fabs(exit_divergence(c, l, w.activations) - target);
+        for (uint32_t p = 1; p < warps && st == MB_OK; p *= 2) {
+            if (p == best)
+                continue;
+            cl->lane_period = p;
+            st = place_trips(c, l, g, n, w.activations);
+            double err = fabs(exit_divergence(c, l, w.activations) - target);
+            if (err < best_err - 1e-9) {
+                best_err = err;
+                best = p;
+            }
         }
+        cl->lane_period = best;
+        if (st == MB_OK)
+            st = place_trips(c, l, g, n, w.activations);
     }
-    free(k);
     free(w.activations);
     return st;
 }
