@@ -97,6 +97,11 @@ typedef struct memplan {
     int qindex;
     const char *qthr;       /* the thresholds' register (loops: once per thread) */
     const char *qaddr;      /* the address the request's lanes use */
+    /* PLAN_PATTERN outside local and shared memory (clone_spread.c): the
+     * lanes the sector spread covers (0: the whole warp, else a power of
+     * two, the lane masked to it) and the constant added to the warps'
+     * hash */
+    uint32_t swin, sadd;
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
@@ -297,6 +302,14 @@ mb_status cx_rpo(ctx *c, int *order, size_t *n);
 /* clone_memory.c */
 mb_status cx_plan_memory(ctx *c);
 mb_status cx_finish_memory(ctx *c);
+
+/* clone_spread.c: the window and hash constant of each sector spread,
+ * from the model's requests (after the calibration) */
+mb_status cx_plan_spreads(ctx *c);
+
+/* clone_insns.c: a distribution's values, clamped to [1, cap], with their
+ * cumulative shares (at most four) */
+size_t cx_draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double share[4]);
 
 /* clone_quota.c: the thresholds of PLAN_QUOTA accesses, from the model's
  * requests (after the calibration) */

@@ -1027,7 +1027,7 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
 /* A distribution's values, clamped to [1, cap], with their cumulative
  * shares: at most four, later values merging into the fourth. Returns how
  * many (at least one). */
-static size_t draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double share[4])
+size_t cx_draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double share[4])
 {
     size_t n = 0;
     double total = (double)mb_hist_total(h), acc = 0;
@@ -1050,17 +1050,37 @@ static size_t draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], doubl
     return n;
 }
 
-/* The hashed warp index per-warp draws compare against (0 to 1023). */
-static const char *warp_hash(ctx *c)
+/* The hashed warp index per-warp draws compare against (0 to 1023), the
+ * constant `add` (clone_spread.c) added before the top bits are taken. */
+static const char *warp_hash(ctx *c, uint32_t add)
 {
-    const char *hw = val_find(c, "whash");
+    char key[24];
+    snprintf(key, sizeof key, add ? "whash:%u" : "whash", add >> 26);
+    const char *hw = val_find(c, key);
     if (hw)
         return hw;
     hw = cx_reg(c, MB_REG_B32);
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, g_kf(c)));
-    pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
+    if (add)
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32 ", %d", hw, hw, (int32_t)add));
+    else
+        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 22", hw, hw));
-    return val_put(c, "whash", hw);
+    return val_put(c, key, hw);
+}
+
+/* The lane within a window of `win` lanes (a power of two below 32), once
+ * per window. */
+static const char *window_lane(ctx *c, uint32_t win)
+{
+    char key[24];
+    snprintf(key, sizeof key, "lanew%u", win);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    pro_add(c, "and.b32", cx_fmt(c, "%s, %s, %u", r, c->tpc % 32 == 0 ? g_ltid(c) : g_kf(c), win - 1));
+    return val_put(c, key, r);
 }
 
 /* Each warp's pick among n values, by its hash `hw` against the cumulative
@@ -1080,32 +1100,39 @@ static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, cons
 }
 
 /* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
- * S drawn per warp from the distribution `h`; *smax gets the largest S.
- * One register per distribution and block; NULL when S is always 1 (the
- * offset is zero). */
-static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t *smax)
+ * S drawn per warp from the distribution `h` (its hash plus `add`); the
+ * lanes of a window of `win` lanes (0: the whole warp) span the S sectors,
+ * so that partial warps touch S too (clone_spread.c). *smax gets the
+ * largest S. One register per distribution and block; NULL when S is
+ * always 1 (the offset is zero). */
+static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_t add, uint32_t *smax)
 {
     uint32_t val[4];
     double share[4];
-    size_t n = draw_values(h, 32, val, share);
+    size_t n = cx_draw_values(h, 32, val, share);
     *smax = 1;
     for (size_t i = 0; i < n; i++)
         if (val[i] > *smax)
             *smax = val[i];
     if (*smax == 1)
         return NULL; /* every lane in one sector: no offset */
+    int lgw = 5;
+    while (win && lgw > 0 && (UINT32_C(1) << lgw) > win)
+        lgw--;
+    /* (values keep at most 40 characters: "sect" or "s", the window's log2
+     * and the constant's top bits, and at most 32 for the values) */
     char key[40];
-    int len = snprintf(key, sizeof key, "sect");
+    int len = win || add ? snprintf(key, sizeof key, "s%d.%u", lgw, add >> 26) : snprintf(key, sizeof key, "sect");
     for (size_t i = 0; i < n && len < 36; i++)
         len += snprintf(key + len, sizeof key - (size_t)len, ":%u/%u", val[i], (unsigned)(share[i] * 1023));
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *lane = g_key(c, 1);
-    const char *sv = warp_choice(c, n > 1 ? warp_hash(c) : NULL, val, share, n);
+    const char *lane = lgw < 5 ? window_lane(c, UINT32_C(1) << lgw) : g_key(c, 1);
+    const char *sv = warp_choice(c, n > 1 ? warp_hash(c, add) : NULL, val, share, n);
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %s", r, lane, sv));
-    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", r, r));
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", r, r, lgw));
     pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, r));
     return val_put(c, key, r);
 }
@@ -1569,7 +1596,7 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             return MB_OK;
         }
         uint32_t smax = 1;
-        const char *off = sector_spread(c, &mm->sectors, &smax);
+        const char *off = sector_spread(c, &mm->sectors, pl->swin, pl->sadd, &smax);
         uint64_t span = (uint64_t)smax * 32;
         uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
                                                c->p->params[pl->param].offset

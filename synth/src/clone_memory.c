@@ -215,6 +215,7 @@ mb_status cx_plan_memory(ctx *c)
         pl->qwin = pl->qpos = pl->qshare = -1;
         pl->qbank = pl->qindex = 0;
         pl->qrows = 0;
+        pl->swin = pl->sadd = 0;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
             int dim, l = cx_var_loop(mm->affine.var[k]);
@@ -368,5 +369,6 @@ mb_status cx_finish_memory(ctx *c)
             c->m->arrays[pl->array].source_offset < 0)
             pl->offset -= shared_offset(c, pl->array); /* module variables keep their layout */
     }
-    return cx_plan_quotas(c);
+    mb_status st = cx_plan_spreads(c);
+    return st == MB_OK ? cx_plan_quotas(c) : st;
 }

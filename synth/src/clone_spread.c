@@ -1,0 +1,277 @@
+/* Sector spreads of non-affine global and constant accesses (PLAN_PATTERN
+ * outside local and shared memory): each warp draws its sector count S by
+ * its hashed index against the profiled distribution's cumulative shares,
+ * and its lanes spread over S sectors.
+ *
+ * Spreading all 32 lanes (`(lane * S) >> 5`) assumes full warps; under a
+ * guard that only part of each warp passes, the active lanes share the
+ * first sectors and a request touches fewer than S (nw's constant loads,
+ * 16 lanes per request, touched one sector instead of two). So the lanes
+ * spread over a window of W lanes (a power of two, the lane masked to it:
+ * `((lane & (W - 1)) * S) >> log2 W`), and the hash may take an added
+ * constant (the warp index times the golden-ratio multiplier plus a, one
+ * mad instead of a mul): warp 0 always hashes to 0 and draws the lowest
+ * value, which decides a clone with one warp. The host run of the model
+ * lists every request with its active lanes; the window and constant whose
+ * requests come closest to the profiled distribution are kept, the whole
+ * warp and no constant unless something else comes strictly closer, so
+ * clones the old spread served keep their code. */
+#include "clone_ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SPREAD_HASH_MULT UINT32_C(0x9E3779B1) /* as warp_hash in clone_insns.c */
+#define SPREAD_ADDS 64                         /* hash constants tried: k << 26 */
+#define SPREAD_MAX_SECTORS 64
+
+typedef struct sreq {
+    uint32_t warp, mask;
+    uint64_t n;                 /* requests of the warp with these lanes */
+} sreq;
+
+typedef struct sacc {
+    int mem, block;
+    uint32_t *mask_by_k;        /* the current warp's lanes per execution of the block */
+    size_t nk, kcap;
+    sreq *req;
+    size_t n, cap;
+} sacc;
+
+typedef struct srun {
+    ctx *c;
+    sacc *acc;
+    size_t nacc;
+    uint32_t cur_t, cur_warp;
+    int have_t, have_warp;
+    uint32_t *runs;             /* per block: the current thread's runs of it */
+    mb_status st;
+} srun;
+
+static int block_of_mem(const ctx *c, int mem)
+{
+    uint32_t insn = c->f->mem[mem].insn;
+    for (size_t k = 0; k < c->nb; k++)
+        if (insn >= c->f->blocks[k].first_insn && insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
+            return (int)k;
+    return 0;
+}
+
+static void flush_warp(srun *q)
+{
+    for (size_t a = 0; a < q->nacc && q->st == MB_OK; a++) {
+        sacc *A = &q->acc[a];
+        for (size_t k = 0; k < A->nk; k++) {
+            if (!A->mask_by_k[k])
+                continue;
+            if (A->n && A->req[A->n - 1].warp == q->cur_warp && A->req[A->n - 1].mask == A->mask_by_k[k]) {
+                A->req[A->n - 1].n++;
+            } else {
+                if (MB_GROW(A->req, A->cap, A->n + 1) != MB_OK) {
+                    q->st = cx_nomem(q->c);
+                    return;
+                }
+                A->req[A->n].warp = q->cur_warp;
+                A->req[A->n].mask = A->mask_by_k[k];
+                A->req[A->n++].n = 1;
+            }
+            A->mask_by_k[k] = 0;
+        }
+        A->nk = 0;
+    }
+}
+
+/* A thread's k-th run of a block runs with its warp's other lanes' k-th
+ * (as the branch calibration pairs them); a warp's threads are consecutive. */
+static void visit(ctx *c, void *arg, uint32_t t, int block)
+{
+    srun *q = arg;
+    if (q->st != MB_OK)
+        return;
+    uint32_t warp = c->kf[t] >> 5, lane = c->kf[t] & 31;
+    if (!q->have_warp || warp != q->cur_warp) {
+        if (q->have_warp)
+            flush_warp(q);
+        q->cur_warp = warp;
+        q->have_warp = 1;
+    }
+    if (!q->have_t || t != q->cur_t) {
+        memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
+        q->cur_t = t;
+        q->have_t = 1;
+    }
+    size_t k = q->runs[block]++;
+    for (size_t a = 0; a < q->nacc; a++) {
+        sacc *A = &q->acc[a];
+        if (A->block != block)
+            continue;
+        if (k >= A->nk) {
+            if (MB_GROW(A->mask_by_k, A->kcap, k + 1) != MB_OK) {
+                q->st = cx_nomem(c);
+                return;
+            }
+            memset(A->mask_by_k + A->nk, 0, (k + 1 - A->nk) * sizeof(uint32_t));
+            A->nk = k + 1;
+        }
+        A->mask_by_k[k] |= UINT32_C(1) << lane;
+    }
+}
+
+/* The sectors a request with lanes `mask` touches: lane l at sector
+ * ((l & (W - 1)) * S) >> lgw. */
+static unsigned request_sectors(uint32_t mask, uint32_t s, unsigned lgw)
+{
+    uint64_t seen = 0;
+    uint32_t w = UINT32_C(1) << lgw;
+    for (uint32_t l = 0; l < 32; l++)
+        if (mask >> l & 1)
+            seen |= UINT64_C(1) << ((((l & (w - 1)) * s) >> lgw) & 63);
+    unsigned n = 0;
+    for (; seen; seen &= seen - 1)
+        n++;
+    return n;
+}
+
+/* The index of the warp's draw among n values, as warp_choice compares in
+ * the PTX. */
+static size_t warp_draw(uint32_t warp, uint32_t add, const double *share, size_t n)
+{
+    uint32_t h = (warp * SPREAD_HASH_MULT + add) >> 22;
+    size_t v = 0;
+    for (size_t i = 1; i < n; i++)
+        if (h >= (unsigned)(share[i - 1] * 1024))
+            v = i;
+    return v;
+}
+
+/* The total-variation distance between the requests' sector counts with
+ * window 2^lgw and hash constant `add`, and the profile's. */
+static double spread_tv(const sacc *A, uint8_t (*cnt)[5][4], const mb_hist *h, const double *share,
+                        size_t nv, unsigned lgw, uint32_t add)
+{
+    double got[SPREAD_MAX_SECTORS + 1], total = 0;
+    memset(got, 0, sizeof got);
+    for (size_t i = 0; i < A->n; i++) {
+        unsigned s = cnt[i][lgw - 1][warp_draw(A->req[i].warp, add, share, nv)];
+        got[s] += (double)A->req[i].n;
+        total += (double)A->req[i].n;
+    }
+    double want = (double)mb_hist_total(h), d = 0;
+    if (total == 0 || want == 0)
+        return 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->key[i] >= 0 && h->key[i] <= SPREAD_MAX_SECTORS)
+            got[h->key[i]] -= (double)h->count[i] / want * total;
+        else
+            d += (double)h->count[i] / want;
+    for (size_t s = 0; s <= SPREAD_MAX_SECTORS; s++)
+        d += (got[s] < 0 ? -got[s] : got[s]) / total;
+    return d / 2;
+}
+
+static unsigned window_log2(uint32_t swin)
+{
+    unsigned lgw = 5;
+    while (swin && lgw > 1 && (UINT32_C(1) << lgw) > swin)
+        lgw--;
+    return lgw;
+}
+
+/* The window and constant of acc[a]: the closest, or, as close, one an
+ * earlier access with the same values took (they then share the offset
+ * register, as equal distributions did before windows). */
+static mb_status choose(ctx *c, const sacc *acc, size_t a)
+{
+    const sacc *A = &acc[a];
+    memplan *pl = &c->plans[A->mem];
+    const mb_hist *h = &c->f->mem[A->mem].sectors;
+    uint32_t val[4], val2[4];
+    double share[4], share2[4];
+    size_t nv = cx_draw_values(h, 32, val, share);
+    /* each request's sectors per window and value, so that trying the
+     * hash constants costs a lookup per request */
+    uint8_t (*cnt)[5][4] = malloc((A->n + 1) * sizeof(*cnt));
+    if (!cnt)
+        return cx_nomem(c);
+    for (size_t i = 0; i < A->n; i++)
+        for (unsigned lgw = 1; lgw <= 5; lgw++)
+            for (size_t v = 0; v < nv; v++)
+                cnt[i][lgw - 1][v] = (uint8_t)request_sectors(A->req[i].mask, val[v], lgw);
+    double best = spread_tv(A, cnt, h, share, nv, 5, 0);
+    size_t nadd = nv > 1 ? SPREAD_ADDS : 1;
+    for (unsigned lgw = 5; lgw >= 1; lgw--)
+        for (size_t k = 0; k < nadd; k++) {
+            uint32_t add = (uint32_t)k << 26;
+            double d = spread_tv(A, cnt, h, share, nv, lgw, add);
+            if (d < best - 1e-9) {
+                best = d;
+                pl->swin = lgw < 5 ? UINT32_C(1) << lgw : 0;
+                pl->sadd = add;
+            }
+        }
+    for (size_t b = 0; b < a; b++) {
+        const memplan *o = &c->plans[acc[b].mem];
+        if ((o->swin == pl->swin && o->sadd == pl->sadd) ||
+            cx_draw_values(&c->f->mem[acc[b].mem].sectors, 32, val2, share2) != nv ||
+            memcmp(val, val2, nv * sizeof *val) != 0 || memcmp(share, share2, nv * sizeof *share) != 0)
+            continue;
+        if (spread_tv(A, cnt, h, share, nv, window_log2(o->swin), o->sadd) <= best + 1e-9) {
+            pl->swin = o->swin;
+            pl->sadd = o->sadd;
+            break;
+        }
+    }
+    free(cnt);
+    return MB_OK;
+}
+
+mb_status cx_plan_spreads(ctx *c)
+{
+    size_t nacc = 0;
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        const memplan *pl = &c->plans[i];
+        const mb_sprof_mem *mm = &c->f->mem[i];
+        nacc += pl->kind == PLAN_PATTERN && strcmp(mm->space, "shared") != 0 &&
+                strcmp(mm->space, "local") != 0 && mb_hist_total(&mm->sectors) > 0;
+    }
+    if (nacc == 0)
+        return MB_OK;
+    srun q;
+    memset(&q, 0, sizeof q);
+    q.c = c;
+    q.acc = calloc(nacc, sizeof(sacc));
+    q.runs = calloc(c->nb + 1, sizeof(uint32_t));
+    double *ecount = malloc((c->nb + 1) * sizeof(double));
+    mb_status st = q.acc && q.runs && ecount ? MB_OK : cx_nomem(c);
+    for (size_t i = 0; st == MB_OK && i < c->f->nmem; i++) {
+        const memplan *pl = &c->plans[i];
+        const mb_sprof_mem *mm = &c->f->mem[i];
+        if (pl->kind != PLAN_PATTERN || !strcmp(mm->space, "shared") || !strcmp(mm->space, "local") ||
+            mb_hist_total(&mm->sectors) == 0)
+            continue;
+        q.acc[q.nacc].mem = (int)i;
+        q.acc[q.nacc++].block = block_of_mem(c, (int)i);
+    }
+    if (st == MB_OK) {
+        sim_watch w;
+        memset(&w, 0, sizeof w);
+        w.branch_block = w.loop = -1;
+        w.visit = visit;
+        w.visit_arg = &q;
+        st = cx_simulate(c, &w, ecount);
+        if (st == MB_OK && q.st == MB_OK && q.have_warp)
+            flush_warp(&q);
+        if (st == MB_OK)
+            st = q.st;
+    }
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
+        st = choose(c, q.acc, a);
+    for (size_t a = 0; q.acc && a < q.nacc; a++) {
+        free(q.acc[a].mask_by_k);
+        free(q.acc[a].req);
+    }
+    free(q.acc);
+    free(q.runs);
+    free(ecount);
+    return st;
+}
