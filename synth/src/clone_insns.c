@@ -527,6 +527,8 @@ static const char *g_gtid(ctx *c)
     if (r)
         return r;
     const char *ltid = g_ltid(c), *cta = g_cta(c);
+    if (!strcmp(cta, "0"))
+        return val_put(c, "gtid", ltid); /* one CTA: a multiply-add by zero would be extra work */
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, cta, c->tpc, ltid));
     return val_put(c, "gtid", r);
@@ -1001,7 +1003,18 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
                 return NULL;
             acc = r;
         }
-        if (is64) {
+        int nonneg = 1;
+        for (int d = 0; d < nv; d++)
+            nonneg &= k[d] > 0;
+        for (int d = 0; d < 6; d++)
+            nonneg &= coef[d] >= 0;
+        if (is64 && g == 1 && nonneg &&
+            !strcmp(filler_choice(c, block, "", "cvt.u64.u32"), "cvt.u64.u32")) {
+            /* a non-negative index of unit scale is widened, as compiled
+             * code does, by the conversion the chain holds there */
+            if (cx_seq_add(c, s, "cvt.u64.u32", cx_fmt(c, "%s, %s", reg, acc)) != MB_OK)
+                return NULL;
+        } else if (is64) {
             const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
             if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
                            cx_fmt(c, "%s, %s, %lld", reg, acc, (long long)g)) != MB_OK)
