@@ -318,6 +318,77 @@ static int always_reaches(const ctx *c, int from, int to)
     return !escapes;
 }
 
+/* Whether `reg` names one of the model's virtual registers (%r12, %rd3,
+ * %p1, ...), not a special register, a never-written input (%r_in) or a
+ * symbol. */
+static int is_vreg(const char *reg, size_t len)
+{
+    static const char *const prefix[] = {"%rs", "%rd", "%fd", "%p", "%r", "%f"};
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(prefix[i]);
+        if (len > n && !strncmp(reg, prefix[i], n) && reg[n] >= '0' && reg[n] <= '9')
+            return 1;
+    }
+    return 0;
+}
+
+/* The writers of register `reg` (len characters) so far: the count, and
+ * the last one's block and position (2 i for an instruction inserted
+ * before slot i, 2 i + 1 for slot i itself). Fillers write none of the
+ * model's registers. */
+static int writers_of(const ctx *c, const char *reg, size_t len, int *block, size_t *pos)
+{
+    int n = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++) {
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                const need *x = &b->slots[i].ins[j];
+                if (x->op && dest_class_of(x->op, x->operands) >= 0 &&
+                    strcspn(x->operands, ",") == len && !strncmp(x->operands, reg, len))
+                    n++, *block = (int)k, *pos = 2 * i;
+            }
+            const slot *s = &b->slots[i];
+            if (i == b->nslots || s->role == SLOT_FILLER || s->role == SLOT_DROPPED || !s->op ||
+                !s->operands)
+                continue;
+            if (dest_class_of(s->op, s->operands) >= 0 && strcspn(s->operands, ",") == len &&
+                !strncmp(s->operands, reg, len))
+                n++, *block = (int)k, *pos = 2 * i + 1;
+        }
+    }
+    return n;
+}
+
+/* Whether need `n`, inserted in block k, may take filler slot f of block
+ * `a`, a dominator of k outside every loop: it computes a value written
+ * once from values written once before that slot, so it is the same value
+ * made earlier. */
+static int movable_to(const ctx *c, const need *n, int k, int a, size_t f)
+{
+    int kind, cls = token_class(n->token, &kind);
+    if (cls != MB_CLASS_ALU && cls != MB_CLASS_CONV)
+        return 0;
+    const char *ops = n->operands;
+    size_t dlen = strcspn(ops, ",");
+    int wb;
+    size_t wp;
+    if (dest_class_of(n->op, ops) < 0 || !is_vreg(ops, dlen) || writers_of(c, ops, dlen, &wb, &wp) != 1 ||
+        wb != k)
+        return 0;
+    for (const char *p = strchr(ops, ','); p && (p = strchr(p, '%')) != NULL;) {
+        size_t len = strcspn(p, ",]+} ;");
+        if (is_vreg(p, len)) {
+            if (writers_of(c, p, len, &wb, &wp) != 1)
+                return 0;
+            if (wb == a ? wp >= 2 * f + 1 : (wb == k || !dominates(c, wb, a)))
+                return 0;
+        }
+        p += len;
+    }
+    return 1;
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
  * block that runs as often (or, for some, in a block that runs exactly when
@@ -350,8 +421,55 @@ static void drop_fillers(ctx *c)
                 if (f != SIZE_MAX) {
                     c->b[at].slots[f].role = SLOT_DROPPED;
                     c->m->dropped_fillers++;
+                } else
+                    b->slots[i].ins[j].uncovered = 1;
+            }
+    }
+    /* A per-thread value nothing here can stand for is made earlier, in a
+     * dominating block's free filler of its token: that block runs the
+     * filler anyway, so the value costs nothing (bfs's array bases, made
+     * before its second loop, take the entry block's cvta fillers, where
+     * the original made them). After the drops above, so that it takes no
+     * filler a drop would have used; outside loops, where a block runs at
+     * most once per thread and an earlier value is the same value. */
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        if (cx_block_loop(c, (int)k) >= 0)
+            continue;
+        for (size_t i = 0; i <= b->nslots; i++)
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                need *n = &b->slots[i].ins[j];
+                if (!n->uncovered)
+                    continue;
+                for (int a = k > 0 ? c->b[k].idom : -1; a >= 0; a = a > 0 ? c->b[a].idom : -1) {
+                    if (cx_block_loop(c, a) >= 0)
+                        continue;
+                    blk *ba = &c->b[a];
+                    size_t f = SIZE_MAX;
+                    for (size_t s2 = 0; s2 < ba->nslots && f == SIZE_MAX; s2++)
+                        if (ba->slots[s2].role == SLOT_FILLER && !strcmp(ba->slots[s2].token, n->token) &&
+                            movable_to(c, n, (int)k, a, s2))
+                            f = s2;
+                    if (f == SIZE_MAX)
+                        continue;
+                    slot *t = &ba->slots[f];
+                    t->role = SLOT_ASSIGNED;
+                    t->op = n->op;
+                    t->operands = n->operands;
+                    t->dest_class = dest_class_of(n->op, n->operands);
+                    t->dest = dest_of(c, n->operands);
+                    n->op = NULL; /* removed below */
+                    c->m->synthetic_insns--;
+                    break;
                 }
             }
+        for (size_t i = 0; i <= b->nslots; i++) {
+            size_t w = 0;
+            for (size_t j = 0; j < b->slots[i].nins; j++)
+                if (b->slots[i].ins[j].op)
+                    b->slots[i].ins[w++] = b->slots[i].ins[j];
+            b->slots[i].nins = w;
+        }
     }
 }
 
