@@ -1340,26 +1340,40 @@ static mb_status div_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, ui
  * original did not pay. A power of two is a mask; otherwise the quotient is
  * a multiply-high by ceil(2^k / m), exact when x * m < 2^k (k = 32 when the
  * range allows, else 64, which holds for every u32 x). */
+static mb_status mod_const_from(ctx *c, need_seq *s, const char *x, const char *src, uint64_t xmax,
+                                uint64_t m);
+
 static mb_status mod_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, uint64_t m)
 {
-    if (m == 0 || xmax < m)
+    return mod_const_from(c, s, x, x, xmax, m);
+}
+
+/* x = src mod m, src in [0, xmax] (x itself when src is x): a value shared
+ * by other users is reduced into x without a copy first. */
+static mb_status mod_const_from(ctx *c, need_seq *s, const char *x, const char *src, uint64_t xmax,
+                                uint64_t m)
+{
+    if (m == 0 || xmax < m) {
+        if (strcmp(x, src))
+            ADD(s, "mov.u32", "%s, %s", x, src);
         return MB_OK;
+    }
     if ((m & (m - 1)) == 0) {
-        ADD(s, "and.b32", "%s, %s, %llu", x, x, (unsigned long long)(m - 1));
+        ADD(s, "and.b32", "%s, %s, %llu", x, src, (unsigned long long)(m - 1));
         return MB_OK;
     }
     const char *q = cx_reg(c, MB_REG_B32);
     if (m <= UINT32_MAX && xmax < (UINT64_C(1) << 32) / m) {
         uint64_t mh = ((UINT64_C(1) << 32) + m - 1) / m;
-        ADD(s, "mul.hi.u32", "%s, %s, %llu", q, x, (unsigned long long)mh);
+        ADD(s, "mul.hi.u32", "%s, %s, %llu", q, src, (unsigned long long)mh);
     } else {
         const char *xd = cx_reg(c, MB_REG_B64), *qd = cx_reg(c, MB_REG_B64);
         uint64_t mh = UINT64_MAX / m + 1; /* ceil(2^64 / m) for m not a power of two */
-        ADD(s, "cvt.u64.u32", "%s, %s", xd, x);
+        ADD(s, "cvt.u64.u32", "%s, %s", xd, src);
         ADD(s, "mul.hi.u64", "%s, %s, 0x%llx", qd, xd, (unsigned long long)mh);
         ADD(s, "cvt.u32.u64", "%s, %s", q, qd);
     }
-    ADD(s, "mad.lo.s32", "%s, %s, %lld, %s", x, q, -(long long)m, x);
+    ADD(s, "mad.lo.s32", "%s, %s, %lld, %s", x, q, -(long long)m, src);
     return MB_OK;
 }
 
@@ -1780,12 +1794,27 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
     if (pl->kind == PLAN_WRAP) {
         /* (thread part + a) mod M in 32 bits, then widened */
         const char *off = thread_offset(c, s, block, mm, 0);
-        const char *t = cx_reg(c, MB_REG_B32);
-        if (off)
+        const char *t = cx_reg(c, MB_REG_B32), *src = t;
+        /* the largest value wrapped, when the thread terms bound it: a
+         * multiply-high in 32 bits then divides, without 64-bit conversions
+         * (nested_loops' clone converted three times per thread) */
+        static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+        uint64_t xmax = pl->wrap_add >= 0 ? (uint64_t)pl->wrap_add : UINT32_MAX;
+        for (size_t k = 0; k < mm->affine.nterms && xmax < UINT32_MAX; k++)
+            for (int d = 0; d < 6; d++)
+                if (!strcmp(mm->affine.var[k], names[d]) && extent(c, d) > 1)
+                    xmax = mm->affine.coef[k] < 0 || (uint64_t)mm->affine.coef[k] > UINT32_MAX
+                               ? UINT32_MAX
+                               : xmax + (uint64_t)mm->affine.coef[k] * (extent(c, d) - 1);
+        if (xmax > UINT32_MAX)
+            xmax = UINT32_MAX;
+        if (off && pl->wrap_add == 0)
+            src = off; /* nothing to add: reduced straight into t */
+        else if (off)
             ADD(s, "add.s32", "%s, %s, %lld", t, off, (long long)pl->wrap_add);
         else
             ADD(s, "mov.u32", "%s, %lld", t, (long long)pl->wrap_add);
-        if (mod_const(c, s, t, UINT32_MAX, pl->wrap) != MB_OK)
+        if (mod_const_from(c, s, t, src, xmax, pl->wrap) != MB_OK)
             return c->err->status;
         const char *o = cx_reg(c, MB_REG_B64), *a = cx_reg(c, MB_REG_B64);
         ADD(s, "cvt.u64.u32", "%s, %s", o, t);
@@ -2259,8 +2288,8 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
 {
     if (cl->cycle) {
         const char *t = cx_reg(c, MB_REG_B32);
-        ADD(s, "mov.u32", "%s, %s", t, cl->cycle_in_cta ? g_ltid(c) : g_gtid(c));
-        if (mod_const(c, s, t, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
+        const char *i = cl->cycle_in_cta ? g_ltid(c) : g_gtid(c);
+        if (mod_const_from(c, s, t, i, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
             return c->err->status;
         if (c->reduce_num <= 1) {
             ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
@@ -2314,8 +2343,8 @@ static const char *g_phase(ctx *c, uint32_t stride)
         return r;
     r = cx_reg(c, MB_REG_B32);
     uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
-    pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, g_cta(c)));
-    if (mod_const(c, &c->b[c->cur_block].seqs[0], r, ctas ? ctas - 1 : 0, stride) != MB_OK)
+    const char *cta = g_cta(c);
+    if (mod_const_from(c, &c->b[c->cur_block].seqs[0], r, cta, ctas ? ctas - 1 : 0, stride) != MB_OK)
         c->oom = 1;
     return val_put(c, key, r);
 }
@@ -2578,8 +2607,11 @@ mb_status cx_assemble(ctx *c)
                 o->param != pl->param || o->array != pl->array || o->is64 != pl->is64)
                 continue;
             if (plan_block(c, o) != plan_block(c, pl) && address_in_block(c, o) &&
-                address_in_block(c, pl))
-                continue; /* each computed where the original computed it */
+                address_in_block(c, pl) &&
+                hoist(c, plan_block(c, o)) != hoist(c, plan_block(c, pl)))
+                continue; /* each computed where the original computed it (unless
+                             both are hoisted out of loops to one block, where
+                             computing it twice is pure overhead) */
             int same = 1;
             /* same thread terms (loop terms are added per access) */
             for (size_t t = 0; t < a->affine.nterms && same; t++) {
