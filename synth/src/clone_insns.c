@@ -1126,10 +1126,10 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
             nonneg &= k[d] > 0;
         for (int d = 0; d < 6; d++)
             nonneg &= coef[d] >= 0;
-        if (is64 && g == 1 && nonneg &&
-            !strcmp(filler_choice(c, block, "", "cvt.u64.u32"), "cvt.u64.u32")) {
-            /* a non-negative index of unit scale is widened, as compiled
-             * code does, by the conversion the chain holds there */
+        if (is64 && g == 1 && nonneg) {
+            /* a non-negative index of unit scale (a byte array's) is
+             * widened by a conversion, as compiled code does, not a
+             * multiply by one */
             if (cx_seq_add(c, s, "cvt.u64.u32", cx_fmt(c, "%s, %s", reg, acc)) != MB_OK)
                 return NULL;
         } else if (is64) {
