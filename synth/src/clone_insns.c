@@ -1201,11 +1201,12 @@ static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, cons
     if (n == 1)
         return cx_fmt(c, "%u", val[0]);
     const char *v = cx_reg(c, MB_REG_B32);
-    pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", v, val[0]));
     for (size_t i = 1; i < n; i++) {
         const char *p = cx_reg(c, MB_REG_PRED);
         pro_add(c, "setp.ge.u32", cx_fmt(c, "%s, %s, %u", p, hw, (unsigned)(share[i - 1] * 1024)));
-        pro_add(c, "selp.b32", cx_fmt(c, "%s, %u, %s, %s", v, val[i], v, p));
+        /* the first choice selects between two immediates: no move first */
+        pro_add(c, "selp.b32", i == 1 ? cx_fmt(c, "%s, %u, %u, %s", v, val[1], val[0], p)
+                                      : cx_fmt(c, "%s, %u, %s, %s", v, val[i], v, p));
     }
     return v;
 }
@@ -2314,11 +2315,18 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
         return MB_OK;
     }
-    ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
+    if (cl->ntrips <= 1) {
+        ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
+        return MB_OK;
+    }
+    /* the first choice selects between two immediates: no move first */
     for (size_t j = 1; j < cl->ntrips; j++) {
         const char *p = cx_reg(c, MB_REG_PRED);
         ADD(s, "setp.ge.u32", "%s, %s, %u", p, key, cl->trip_from[j]);
-        ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
+        if (j == 1)
+            ADD(s, "selp.b32", "%s, %u, %u, %s", r, cl->trip[1] - adj, cl->trip[0] - adj, p);
+        else
+            ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
     return MB_OK;
 }
