@@ -389,6 +389,105 @@ static int movable_to(const ctx *c, const need *n, int k, int a, size_t f)
     return 1;
 }
 
+/* Occurrences of register `reg` (len characters) in `operands`: as the
+ * destination (the first operand of an instruction that writes one) and
+ * elsewhere. */
+static void reg_uses(const char *op, const char *operands, const char *reg, size_t len, int *writes,
+                     int *reads)
+{
+    if (!op || !operands)
+        return;
+    int first = dest_class_of(op, operands) >= 0;
+    for (const char *p = operands; (p = strchr(p, '%')) != NULL; first = 0) {
+        size_t n = strcspn(p, ",]+} ;|");
+        if (n == len && !strncmp(p, reg, len)) {
+            if (first && p == operands)
+                (*writes)++;
+            else
+                (*reads)++;
+        }
+        p += n;
+    }
+}
+
+/* Writes and reads of `reg` by the model's instructions so far (every
+ * block's sequences and its slots that hold one), and those in block `k`. */
+static void count_uses(const ctx *c, const char *reg, int k, int *writes, int *reads, int *in_k)
+{
+    *writes = *reads = *in_k = 0;
+    for (size_t b = 0; b < c->nb; b++) {
+        const blk *bk = &c->b[b];
+        int w = 0, r = 0;
+        for (size_t i = 0; i < bk->nseqs; i++)
+            for (size_t j = 0; j < bk->seqs[i].n; j++)
+                reg_uses(bk->seqs[i].items[j].op, bk->seqs[i].items[j].operands, reg, strlen(reg), &w, &r);
+        for (size_t i = 0; i < bk->nslots; i++) {
+            const slot *s = &bk->slots[i];
+            if (s->role != SLOT_FILLER && s->role != SLOT_DROPPED) {
+                reg_uses(s->op, s->operands, reg, strlen(reg), &w, &r);
+                reg_uses("", s->guard, reg, strlen(reg), &w, &r);
+            }
+        }
+        *writes += w;
+        *reads += r;
+        if ((int)b == k)
+            *in_k = w + r;
+    }
+}
+
+/* A copy `mov X, Y` of a value Y that nothing else reads, made in the same
+ * block by one instruction, becomes that instruction writing X: an
+ * induction reset from an address made for it alone (matmul's and
+ * nested_loops' per-access address registers) costs no move, as a
+ * compiler's register allocation would have it. Before matching, so that
+ * the filler the copy would have taken stays a filler. */
+static void coalesce_copies(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *bk = &c->b[k];
+        for (size_t i = 0; i < bk->nseqs; i++)
+            for (size_t j = 0; j < bk->seqs[i].n; j++) {
+                need *mv = &bk->seqs[i].items[j];
+                if (strcmp(mv->op, "mov.u32") && strcmp(mv->op, "mov.u64"))
+                    continue;
+                const char *comma = strchr(mv->operands, ',');
+                if (!comma)
+                    continue;
+                size_t xl = (size_t)(comma - mv->operands);
+                const char *y = comma + 1 + strspn(comma + 1, " ");
+                size_t yl = strlen(y);
+                if (!is_vreg(mv->operands, xl) || !is_vreg(y, yl))
+                    continue;
+                char *x = mb_arena_strndup(c->A, mv->operands, xl);
+                int yw, yr, yk, xw, xr, xk;
+                if (!x)
+                    return;
+                count_uses(c, y, (int)k, &yw, &yr, &yk);
+                count_uses(c, x, (int)k, &xw, &xr, &xk);
+                if (yw != 1 || yr != 1 || xk != 1)
+                    continue;
+                /* the writer: an instruction of this block's sequences */
+                need *w = NULL;
+                for (size_t i2 = 0; i2 < bk->nseqs && !w; i2++)
+                    for (size_t j2 = 0; j2 < bk->seqs[i2].n && !w; j2++) {
+                        need *n = &bk->seqs[i2].items[j2];
+                        if (n != mv && dest_class_of(n->op, n->operands) >= 0 &&
+                            strcspn(n->operands, ",") == yl && !strncmp(n->operands, y, yl))
+                            w = n;
+                    }
+                if (!w)
+                    continue;
+                const char *ops = cx_fmt(c, "%s%s", x, w->operands + yl);
+                if (!ops)
+                    return;
+                w->operands = ops;
+                memmove(mv, mv + 1, (bk->seqs[i].n - j - 1) * sizeof(*mv));
+                bk->seqs[i].n--;
+                j--;
+            }
+    }
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
  * block that runs as often (or, for some, in a block that runs exactly when
@@ -2929,6 +3028,7 @@ mb_status cx_assemble(ctx *c)
         }
     if (c->oom)
         return cx_nomem(c);
+    coalesce_copies(c);
     /* 6. match every block's sequences, drop the fillers inserted needs
      *    replace, then fill the rest */
     for (size_t k = 0; k < c->nb; k++)
