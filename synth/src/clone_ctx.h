@@ -11,6 +11,7 @@
 typedef struct need {
     const char *op, *operands, *token;
     int anywhere;           /* may drop a filler in any block that runs exactly when its own does */
+    int uncovered;          /* inserted, and no filler dropped for it */
 } need;
 
 /* A run of needs that must execute in order before slot `deadline`. */

@@ -318,6 +318,176 @@ static int always_reaches(const ctx *c, int from, int to)
     return !escapes;
 }
 
+/* Whether `reg` names one of the model's virtual registers (%r12, %rd3,
+ * %p1, ...), not a special register, a never-written input (%r_in) or a
+ * symbol. */
+static int is_vreg(const char *reg, size_t len)
+{
+    static const char *const prefix[] = {"%rs", "%rd", "%fd", "%p", "%r", "%f"};
+    for (int i = 0; i < 6; i++) {
+        size_t n = strlen(prefix[i]);
+        if (len > n && !strncmp(reg, prefix[i], n) && reg[n] >= '0' && reg[n] <= '9')
+            return 1;
+    }
+    return 0;
+}
+
+/* The writers of register `reg` (len characters) so far: the count, and
+ * the last one's block and position (2 i for an instruction inserted
+ * before slot i, 2 i + 1 for slot i itself). Fillers write none of the
+ * model's registers. */
+static int writers_of(const ctx *c, const char *reg, size_t len, int *block, size_t *pos)
+{
+    int n = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++) {
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                const need *x = &b->slots[i].ins[j];
+                if (x->op && dest_class_of(x->op, x->operands) >= 0 &&
+                    strcspn(x->operands, ",") == len && !strncmp(x->operands, reg, len))
+                    n++, *block = (int)k, *pos = 2 * i;
+            }
+            const slot *s = &b->slots[i];
+            if (i == b->nslots || s->role == SLOT_FILLER || s->role == SLOT_DROPPED || !s->op ||
+                !s->operands)
+                continue;
+            if (dest_class_of(s->op, s->operands) >= 0 && strcspn(s->operands, ",") == len &&
+                !strncmp(s->operands, reg, len))
+                n++, *block = (int)k, *pos = 2 * i + 1;
+        }
+    }
+    return n;
+}
+
+/* Whether need `n`, inserted in block k, may take filler slot f of block
+ * `a`, a dominator of k outside every loop: it computes a value written
+ * once from values written once before that slot, so it is the same value
+ * made earlier. */
+static int movable_to(const ctx *c, const need *n, int k, int a, size_t f)
+{
+    int kind, cls = token_class(n->token, &kind);
+    if (cls != MB_CLASS_ALU && cls != MB_CLASS_CONV)
+        return 0;
+    const char *ops = n->operands;
+    size_t dlen = strcspn(ops, ",");
+    int wb;
+    size_t wp;
+    if (dest_class_of(n->op, ops) < 0 || !is_vreg(ops, dlen) || writers_of(c, ops, dlen, &wb, &wp) != 1 ||
+        wb != k)
+        return 0;
+    for (const char *p = strchr(ops, ','); p && (p = strchr(p, '%')) != NULL;) {
+        size_t len = strcspn(p, ",]+} ;");
+        if (is_vreg(p, len)) {
+            if (writers_of(c, p, len, &wb, &wp) != 1)
+                return 0;
+            if (wb == a ? wp >= 2 * f + 1 : (wb == k || !dominates(c, wb, a)))
+                return 0;
+        }
+        p += len;
+    }
+    return 1;
+}
+
+/* Occurrences of register `reg` (len characters) in `operands`: as the
+ * destination (the first operand of an instruction that writes one) and
+ * elsewhere. */
+static void reg_uses(const char *op, const char *operands, const char *reg, size_t len, int *writes,
+                     int *reads)
+{
+    if (!op || !operands)
+        return;
+    int first = dest_class_of(op, operands) >= 0;
+    for (const char *p = operands; (p = strchr(p, '%')) != NULL; first = 0) {
+        size_t n = strcspn(p, ",]+} ;|");
+        if (n == len && !strncmp(p, reg, len)) {
+            if (first && p == operands)
+                (*writes)++;
+            else
+                (*reads)++;
+        }
+        p += n;
+    }
+}
+
+/* Writes and reads of `reg` by the model's instructions so far (every
+ * block's sequences and its slots that hold one), and those in block `k`. */
+static void count_uses(const ctx *c, const char *reg, int k, int *writes, int *reads, int *in_k)
+{
+    *writes = *reads = *in_k = 0;
+    for (size_t b = 0; b < c->nb; b++) {
+        const blk *bk = &c->b[b];
+        int w = 0, r = 0;
+        for (size_t i = 0; i < bk->nseqs; i++)
+            for (size_t j = 0; j < bk->seqs[i].n; j++)
+                reg_uses(bk->seqs[i].items[j].op, bk->seqs[i].items[j].operands, reg, strlen(reg), &w, &r);
+        for (size_t i = 0; i < bk->nslots; i++) {
+            const slot *s = &bk->slots[i];
+            if (s->role != SLOT_FILLER && s->role != SLOT_DROPPED) {
+                reg_uses(s->op, s->operands, reg, strlen(reg), &w, &r);
+                reg_uses("", s->guard, reg, strlen(reg), &w, &r);
+            }
+        }
+        *writes += w;
+        *reads += r;
+        if ((int)b == k)
+            *in_k = w + r;
+    }
+}
+
+/* A copy `mov X, Y` of a value Y that nothing else reads, made in the same
+ * block by one instruction, becomes that instruction writing X: an
+ * induction reset from an address made for it alone (matmul's and
+ * nested_loops' per-access address registers) costs no move, as a
+ * compiler's register allocation would have it. Before matching, so that
+ * the filler the copy would have taken stays a filler. */
+static void coalesce_copies(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *bk = &c->b[k];
+        for (size_t i = 0; i < bk->nseqs; i++)
+            for (size_t j = 0; j < bk->seqs[i].n; j++) {
+                need *mv = &bk->seqs[i].items[j];
+                if (strcmp(mv->op, "mov.u32") && strcmp(mv->op, "mov.u64"))
+                    continue;
+                const char *comma = strchr(mv->operands, ',');
+                if (!comma)
+                    continue;
+                size_t xl = (size_t)(comma - mv->operands);
+                const char *y = comma + 1 + strspn(comma + 1, " ");
+                size_t yl = strlen(y);
+                if (!is_vreg(mv->operands, xl) || !is_vreg(y, yl))
+                    continue;
+                char *x = mb_arena_strndup(c->A, mv->operands, xl);
+                int yw, yr, yk, xw, xr, xk;
+                if (!x)
+                    return;
+                count_uses(c, y, (int)k, &yw, &yr, &yk);
+                count_uses(c, x, (int)k, &xw, &xr, &xk);
+                if (yw != 1 || yr != 1 || xk != 1)
+                    continue;
+                /* the writer: an instruction of this block's sequences */
+                need *w = NULL;
+                for (size_t i2 = 0; i2 < bk->nseqs && !w; i2++)
+                    for (size_t j2 = 0; j2 < bk->seqs[i2].n && !w; j2++) {
+                        need *n = &bk->seqs[i2].items[j2];
+                        if (n != mv && dest_class_of(n->op, n->operands) >= 0 &&
+                            strcspn(n->operands, ",") == yl && !strncmp(n->operands, y, yl))
+                            w = n;
+                    }
+                if (!w)
+                    continue;
+                const char *ops = cx_fmt(c, "%s%s", x, w->operands + yl);
+                if (!ops)
+                    return;
+                w->operands = ops;
+                memmove(mv, mv + 1, (bk->seqs[i].n - j - 1) * sizeof(*mv));
+                bk->seqs[i].n--;
+                j--;
+            }
+    }
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
  * block that runs as often (or, for some, in a block that runs exactly when
@@ -350,8 +520,55 @@ static void drop_fillers(ctx *c)
                 if (f != SIZE_MAX) {
                     c->b[at].slots[f].role = SLOT_DROPPED;
                     c->m->dropped_fillers++;
+                } else
+                    b->slots[i].ins[j].uncovered = 1;
+            }
+    }
+    /* A per-thread value nothing here can stand for is made earlier, in a
+     * dominating block's free filler of its token: that block runs the
+     * filler anyway, so the value costs nothing (bfs's array bases, made
+     * before its second loop, take the entry block's cvta fillers, where
+     * the original made them). After the drops above, so that it takes no
+     * filler a drop would have used; outside loops, where a block runs at
+     * most once per thread and an earlier value is the same value. */
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        if (cx_block_loop(c, (int)k) >= 0)
+            continue;
+        for (size_t i = 0; i <= b->nslots; i++)
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                need *n = &b->slots[i].ins[j];
+                if (!n->uncovered)
+                    continue;
+                for (int a = k > 0 ? c->b[k].idom : -1; a >= 0; a = a > 0 ? c->b[a].idom : -1) {
+                    if (cx_block_loop(c, a) >= 0)
+                        continue;
+                    blk *ba = &c->b[a];
+                    size_t f = SIZE_MAX;
+                    for (size_t s2 = 0; s2 < ba->nslots && f == SIZE_MAX; s2++)
+                        if (ba->slots[s2].role == SLOT_FILLER && !strcmp(ba->slots[s2].token, n->token) &&
+                            movable_to(c, n, (int)k, a, s2))
+                            f = s2;
+                    if (f == SIZE_MAX)
+                        continue;
+                    slot *t = &ba->slots[f];
+                    t->role = SLOT_ASSIGNED;
+                    t->op = n->op;
+                    t->operands = n->operands;
+                    t->dest_class = dest_class_of(n->op, n->operands);
+                    t->dest = dest_of(c, n->operands);
+                    n->op = NULL; /* removed below */
+                    c->m->synthetic_insns--;
+                    break;
                 }
             }
+        for (size_t i = 0; i <= b->nslots; i++) {
+            size_t w = 0;
+            for (size_t j = 0; j < b->slots[i].nins; j++)
+                if (b->slots[i].ins[j].op)
+                    b->slots[i].ins[w++] = b->slots[i].ins[j];
+            b->slots[i].nins = w;
+        }
     }
 }
 
@@ -527,6 +744,8 @@ static const char *g_gtid(ctx *c)
     if (r)
         return r;
     const char *ltid = g_ltid(c), *cta = g_cta(c);
+    if (!strcmp(cta, "0"))
+        return val_put(c, "gtid", ltid); /* one CTA: a multiply-add by zero would be extra work */
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %u, %s", r, cta, c->tpc, ltid));
     return val_put(c, "gtid", r);
@@ -1001,7 +1220,18 @@ static const char *thread_offset(ctx *c, need_seq *s, int block, const mb_sprof_
                 return NULL;
             acc = r;
         }
-        if (is64) {
+        int nonneg = 1;
+        for (int d = 0; d < nv; d++)
+            nonneg &= k[d] > 0;
+        for (int d = 0; d < 6; d++)
+            nonneg &= coef[d] >= 0;
+        if (is64 && g == 1 && nonneg) {
+            /* a non-negative index of unit scale (a byte array's) is
+             * widened by a conversion, as compiled code does, not a
+             * multiply by one */
+            if (cx_seq_add(c, s, "cvt.u64.u32", cx_fmt(c, "%s, %s", reg, acc)) != MB_OK)
+                return NULL;
+        } else if (is64) {
             const char *op = filler_choice(c, block, "mul.wide.s32", "mul.u32");
             if (cx_seq_add(c, s, !strcmp(op, "mul.u32") ? "mul.wide.u32" : "mul.wide.s32",
                            cx_fmt(c, "%s, %s, %lld", reg, acc, (long long)g)) != MB_OK)
@@ -1090,11 +1320,12 @@ static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, cons
     if (n == 1)
         return cx_fmt(c, "%u", val[0]);
     const char *v = cx_reg(c, MB_REG_B32);
-    pro_add(c, "mov.u32", cx_fmt(c, "%s, %u", v, val[0]));
     for (size_t i = 1; i < n; i++) {
         const char *p = cx_reg(c, MB_REG_PRED);
         pro_add(c, "setp.ge.u32", cx_fmt(c, "%s, %s, %u", p, hw, (unsigned)(share[i - 1] * 1024)));
-        pro_add(c, "selp.b32", cx_fmt(c, "%s, %u, %s, %s", v, val[i], v, p));
+        /* the first choice selects between two immediates: no move first */
+        pro_add(c, "selp.b32", i == 1 ? cx_fmt(c, "%s, %u, %u, %s", v, val[1], val[0], p)
+                                      : cx_fmt(c, "%s, %u, %s, %s", v, val[i], v, p));
     }
     return v;
 }
@@ -1236,26 +1467,40 @@ static mb_status div_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, ui
  * original did not pay. A power of two is a mask; otherwise the quotient is
  * a multiply-high by ceil(2^k / m), exact when x * m < 2^k (k = 32 when the
  * range allows, else 64, which holds for every u32 x). */
+static mb_status mod_const_from(ctx *c, need_seq *s, const char *x, const char *src, uint64_t xmax,
+                                uint64_t m);
+
 static mb_status mod_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, uint64_t m)
 {
-    if (m == 0 || xmax < m)
+    return mod_const_from(c, s, x, x, xmax, m);
+}
+
+/* x = src mod m, src in [0, xmax] (x itself when src is x): a value shared
+ * by other users is reduced into x without a copy first. */
+static mb_status mod_const_from(ctx *c, need_seq *s, const char *x, const char *src, uint64_t xmax,
+                                uint64_t m)
+{
+    if (m == 0 || xmax < m) {
+        if (strcmp(x, src))
+            ADD(s, "mov.u32", "%s, %s", x, src);
         return MB_OK;
+    }
     if ((m & (m - 1)) == 0) {
-        ADD(s, "and.b32", "%s, %s, %llu", x, x, (unsigned long long)(m - 1));
+        ADD(s, "and.b32", "%s, %s, %llu", x, src, (unsigned long long)(m - 1));
         return MB_OK;
     }
     const char *q = cx_reg(c, MB_REG_B32);
     if (m <= UINT32_MAX && xmax < (UINT64_C(1) << 32) / m) {
         uint64_t mh = ((UINT64_C(1) << 32) + m - 1) / m;
-        ADD(s, "mul.hi.u32", "%s, %s, %llu", q, x, (unsigned long long)mh);
+        ADD(s, "mul.hi.u32", "%s, %s, %llu", q, src, (unsigned long long)mh);
     } else {
         const char *xd = cx_reg(c, MB_REG_B64), *qd = cx_reg(c, MB_REG_B64);
         uint64_t mh = UINT64_MAX / m + 1; /* ceil(2^64 / m) for m not a power of two */
-        ADD(s, "cvt.u64.u32", "%s, %s", xd, x);
+        ADD(s, "cvt.u64.u32", "%s, %s", xd, src);
         ADD(s, "mul.hi.u64", "%s, %s, 0x%llx", qd, xd, (unsigned long long)mh);
         ADD(s, "cvt.u32.u64", "%s, %s", q, qd);
     }
-    ADD(s, "mad.lo.s32", "%s, %s, %lld, %s", x, q, -(long long)m, x);
+    ADD(s, "mad.lo.s32", "%s, %s, %lld, %s", x, q, -(long long)m, src);
     return MB_OK;
 }
 
@@ -1676,12 +1921,27 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
     if (pl->kind == PLAN_WRAP) {
         /* (thread part + a) mod M in 32 bits, then widened */
         const char *off = thread_offset(c, s, block, mm, 0);
-        const char *t = cx_reg(c, MB_REG_B32);
-        if (off)
+        const char *t = cx_reg(c, MB_REG_B32), *src = t;
+        /* the largest value wrapped, when the thread terms bound it: a
+         * multiply-high in 32 bits then divides, without 64-bit conversions
+         * (nested_loops' clone converted three times per thread) */
+        static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+        uint64_t xmax = pl->wrap_add >= 0 ? (uint64_t)pl->wrap_add : UINT32_MAX;
+        for (size_t k = 0; k < mm->affine.nterms && xmax < UINT32_MAX; k++)
+            for (int d = 0; d < 6; d++)
+                if (!strcmp(mm->affine.var[k], names[d]) && extent(c, d) > 1)
+                    xmax = mm->affine.coef[k] < 0 || (uint64_t)mm->affine.coef[k] > UINT32_MAX
+                               ? UINT32_MAX
+                               : xmax + (uint64_t)mm->affine.coef[k] * (extent(c, d) - 1);
+        if (xmax > UINT32_MAX)
+            xmax = UINT32_MAX;
+        if (off && pl->wrap_add == 0)
+            src = off; /* nothing to add: reduced straight into t */
+        else if (off)
             ADD(s, "add.s32", "%s, %s, %lld", t, off, (long long)pl->wrap_add);
         else
             ADD(s, "mov.u32", "%s, %lld", t, (long long)pl->wrap_add);
-        if (mod_const(c, s, t, UINT32_MAX, pl->wrap) != MB_OK)
+        if (mod_const_from(c, s, t, src, xmax, pl->wrap) != MB_OK)
             return c->err->status;
         const char *o = cx_reg(c, MB_REG_B64), *a = cx_reg(c, MB_REG_B64);
         ADD(s, "cvt.u64.u32", "%s, %s", o, t);
@@ -2155,8 +2415,8 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
 {
     if (cl->cycle) {
         const char *t = cx_reg(c, MB_REG_B32);
-        ADD(s, "mov.u32", "%s, %s", t, cl->cycle_in_cta ? g_ltid(c) : g_gtid(c));
-        if (mod_const(c, s, t, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
+        const char *i = cl->cycle_in_cta ? g_ltid(c) : g_gtid(c);
+        if (mod_const_from(c, s, t, i, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
             return c->err->status;
         if (c->reduce_num <= 1) {
             ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
@@ -2181,11 +2441,18 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
         return MB_OK;
     }
-    ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
+    if (cl->ntrips <= 1) {
+        ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
+        return MB_OK;
+    }
+    /* the first choice selects between two immediates: no move first */
     for (size_t j = 1; j < cl->ntrips; j++) {
         const char *p = cx_reg(c, MB_REG_PRED);
         ADD(s, "setp.ge.u32", "%s, %s, %u", p, key, cl->trip_from[j]);
-        ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
+        if (j == 1)
+            ADD(s, "selp.b32", "%s, %u, %u, %s", r, cl->trip[1] - adj, cl->trip[0] - adj, p);
+        else
+            ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
     return MB_OK;
 }
@@ -2210,8 +2477,8 @@ static const char *g_phase(ctx *c, uint32_t stride)
         return r;
     r = cx_reg(c, MB_REG_B32);
     uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
-    pro_add(c, "mov.u32", cx_fmt(c, "%s, %s", r, g_cta(c)));
-    if (mod_const(c, &c->b[c->cur_block].seqs[0], r, ctas ? ctas - 1 : 0, stride) != MB_OK)
+    const char *cta = g_cta(c);
+    if (mod_const_from(c, &c->b[c->cur_block].seqs[0], r, cta, ctas ? ctas - 1 : 0, stride) != MB_OK)
         c->oom = 1;
     return val_put(c, key, r);
 }
@@ -2474,8 +2741,11 @@ mb_status cx_assemble(ctx *c)
                 o->param != pl->param || o->array != pl->array || o->is64 != pl->is64)
                 continue;
             if (plan_block(c, o) != plan_block(c, pl) && address_in_block(c, o) &&
-                address_in_block(c, pl))
-                continue; /* each computed where the original computed it */
+                address_in_block(c, pl) &&
+                hoist(c, plan_block(c, o)) != hoist(c, plan_block(c, pl)))
+                continue; /* each computed where the original computed it (unless
+                             both are hoisted out of loops to one block, where
+                             computing it twice is pure overhead) */
             int same = 1;
             /* same thread terms (loop terms are added per access) */
             for (size_t t = 0; t < a->affine.nterms && same; t++) {
@@ -2785,6 +3055,7 @@ mb_status cx_assemble(ctx *c)
         }
     if (c->oom)
         return cx_nomem(c);
+    coalesce_copies(c);
     /* 6. match every block's sequences, drop the fillers inserted needs
      *    replace, then fill the rest */
     for (size_t k = 0; k < c->nb; k++)

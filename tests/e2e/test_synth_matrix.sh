@@ -4,15 +4,16 @@
 # CFG equals the original's, and every block's ECount is the original's
 # (outside loops) or within 10% of the count expected at that reduction
 # (inside loops); vecadd, warp_reduce, transpose_naive, stencil2d, kmeans,
-# transpose_shared, reduce_seq and blackscholes (its partial warp diverges as
-# the original's; tid_loop at R = 1, nbody_f64 at R = 1, 2 and 8, matmul at
-# R > 1) meet every tolerance, matmul's branches and
+# transpose_shared, reduce_seq, bfs, matmul and blackscholes (its partial
+# warp diverges as the original's; tid_loop at R = 1, nbody_f64 at R = 1, 2
+# and 8) meet every tolerance, matmul's branches and
 # accesses do at every R, local_array's local accesses touch the original's
 # sectors per request, nw's constant loads touch the original's sectors
 # per request within 0.07, reduce_conflict's tree step keeps the original's
 # divergence at R = 1 (a threshold halving every iteration), reduce_conflict's and histogram's shared accesses keep the
-# original's bank-conflict distributions, and thirteen clones run the
-# original's thread instructions within 2% at R = 1; tid_loop's and
+# original's bank-conflict distributions, fifteen clones run the
+# original's thread instructions within 2% at R = 1 and nested_loops' within
+# 4% (set-up made once, in fillers where they are free); tid_loop's and
 # devfunc's clones read their loaded value in a later block, tid_loop's
 # loop branch still diverges at R = 8 and max, and devfunc's digit loop
 # diverges within 4.5 points of the original at every R. The other statistics are
@@ -51,7 +52,7 @@ for dir in "$EX"/*/; do
     # clones that meet every tolerance today: kept that way
     case "$name/$R" in
       vecadd/* | warp_reduce/* | transpose_naive/* | stencil2d/* | kmeans/* | tid_loop/1 | \
-      nbody_f64/[128] | matmul/[28m]* | transpose_shared/* | reduce_seq/* | blackscholes/*)
+      nbody_f64/[128] | matmul/* | bfs/* | transpose_shared/* | reduce_seq/* | blackscholes/*)
         grep -q "all statistics within tolerance" "$TMP/cmp" && pass ||
           fail "$name R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p)" ;;
     esac
@@ -156,12 +157,18 @@ for dir in "$EX"/*/; do
     esac
     # clones whose thread instructions at R = 1 are the original's within 2%
     case "$name/$R" in
-      blackscholes/1 | devfunc/1 | kmeans/1 | local_array/1 | nbody_f64/1 | nw/1 | reduce_seq/1 | \
-      stencil2d/1 | tid_loop/1 | transpose_shared/1 | \
+      bfs/1 | blackscholes/1 | devfunc/1 | kmeans/1 | local_array/1 | matmul/1 | nbody_f64/1 | nw/1 | \
+      reduce_seq/1 | stencil2d/1 | tid_loop/1 | transpose_shared/1 | \
       transpose_naive/1 | vecadd/1 | warp_reduce/1)
         rel=$(grep '^thread instructions' "$TMP/cmp" | awk '{print $5}')
         awk -v r="$rel" 'BEGIN { exit !(r + 0 <= 0.02 && r + 0 >= -0.02) }' && pass ||
           fail "$name R=1: thread instructions differ by $rel (tolerance 2%)" ;;
+      nested_loops/1)
+        # its loops' address registers cost resets the original's shared
+        # index does not (5.0% more before set-up took free fillers)
+        rel=$(grep '^thread instructions' "$TMP/cmp" | awk '{print $5}')
+        awk -v r="$rel" 'BEGIN { exit !(r + 0 <= 0.04 && r + 0 >= -0.02) }' && pass ||
+          fail "$name R=1: thread instructions differ by $rel (at most 4% more)" ;;
     esac
     echo "$name R=$R: $(grep '^thread instructions' "$TMP/cmp" | awk '{print $3, "->", $4, $5}'); \
 $(grep -c '^  [a-z]' <(sed -n '/^check/,$p' "$TMP/cmp")) statistics outside tolerance"
