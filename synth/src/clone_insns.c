@@ -592,14 +592,45 @@ static int log2u(uint32_t x)
 
 
 
-/* Pointer parameters, loaded once in the entry block, where kernels load them. */
-static mb_status load_params(ctx *c, need_seq *params)
+/* Pointer parameters, loaded once each: in the entry block, or in the block
+ * that makes the parameter's global base (`gplace`) when that block has an
+ * ld.u64 filler to spare, i.e. the original loaded a parameter there, as
+ * compilers load one where it is first used. Such a load costs nothing and
+ * spares the entry block's threads, all of them, one load (`deferred`). */
+static mb_status load_params(ctx *c, need_seq *params, const int *gplace, unsigned char *deferred)
 {
+    size_t *spare = calloc(c->nb + 1, sizeof(size_t));
+    if (!spare)
+        return cx_nomem(c);
+    for (size_t k = 1; k < c->nb; k++)
+        for (size_t i = 0; i < c->b[k].nslots; i++)
+            spare[k] += c->b[k].slots[i].role == SLOT_FILLER && !strcmp(c->b[k].slots[i].token, "ld.u64");
     for (size_t q = 0; q < c->p->nparams; q++)
         if (c->p->params[q].is_pointer) {
             c->r_pbase[q] = cx_reg(c, MB_REG_B64);
-            ADD(params, "ld.param.u64", "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
+            const int g = gplace[q];
+            deferred[q] = g > 0 && spare[g] > 0;
+            if (deferred[q]) {
+                spare[g]--;
+                continue;
+            }
+            const char *ops = cx_fmt(c, "%s, [%s]", c->r_pbase[q], c->p->params[q].name);
+            if (!ops || cx_seq_add(c, params, "ld.param.u64", ops) != MB_OK) {
+                free(spare);
+                return cx_nomem(c);
+            }
         }
+    free(spare);
+    return MB_OK;
+}
+
+/* The global base of pointer parameter p, after its load where that was
+ * deferred to this block (load_params). */
+static mb_status global_base(ctx *c, need_seq *q, size_t p, const unsigned char *deferred)
+{
+    if (deferred[p])
+        ADD(q, "ld.param.u64", "%s, [%s]", c->r_pbase[p], c->p->params[p].name);
+    ADD(q, "cvta.to.global.u64", "%s, %s", c->r_gbase[p], c->r_pbase[p]);
     return MB_OK;
 }
 
@@ -2714,11 +2745,9 @@ mb_status cx_assemble(ctx *c)
     for (size_t k = 0; k < c->nb; k++)
         if (!cx_block_seq(c, (int)k, first_mem_slot(&c->b[k])))
             return cx_nomem(c);
-    need_seq *pro = cx_block_seq(c, 0, first_mem_slot(&c->b[0]));
-    if (!pro)
+    if (!cx_block_seq(c, 0, first_mem_slot(&c->b[0])))
         return cx_nomem(c);
-    if ((st = load_params(c, pro)) != MB_OK)
-        return st;
+    const size_t param_seq = c->b[0].nseqs - 1; /* filled once the bases are placed */
     /* 2. where each thread base goes: the hoisted common dominator of its
      *    users; accesses with the same base and thread terms share one */
     int *place = malloc((c->f->nmem + 1) * sizeof(int)), *gplace = malloc((np + 1) * sizeof(int));
@@ -2795,7 +2824,15 @@ mb_status cx_assemble(ctx *c)
     for (size_t p = 0; p < np; p++)
         if (c->p->params[p].is_pointer)
             c->r_gbase[p] = cx_reg(c, MB_REG_B64);
-    unsigned char *made = calloc(np + 1, 1);
+    unsigned char *made = calloc(np + 1, 1), *deferred = calloc(np + 1, 1);
+    if (!deferred || (st = load_params(c, &c->b[0].seqs[param_seq], gplace, deferred)) != MB_OK) {
+        free(made);
+        free(deferred);
+        free(place);
+        free(gplace);
+        free(share);
+        return st != MB_OK ? st : cx_nomem(c);
+    }
     size_t *order = malloc((c->f->nmem + 1) * sizeof(size_t));
     if (!made || !order)
         st = cx_nomem(c);
@@ -2853,9 +2890,7 @@ mb_status cx_assemble(ctx *c)
             }
             if (pl->param >= 0 && gplace[pl->param] == (int)k && !made[pl->param]) {
                 made[pl->param] = 1;
-                if (cx_seq_add(c, q, "cvta.to.global.u64",
-                               cx_fmt(c, "%s, %s", c->r_gbase[pl->param], c->r_pbase[pl->param])) != MB_OK)
-                    st = cx_nomem(c);
+                st = global_base(c, q, (size_t)pl->param, deferred);
             }
             if (st == MB_OK)
                 st = thread_base(c, q, pl, (int)k);
@@ -2865,17 +2900,20 @@ mb_status cx_assemble(ctx *c)
         if (st == MB_OK && !q)
             st = cx_nomem(c);
         if (q) {
-            /* parameter bases need only the parameter loads: any slot after them */
+            /* parameter bases need only the parameter loads: any slot after
+             * them, unless a load was deferred to this block */
+            int loads_here = 0;
+            for (size_t p = 0; p < np; p++)
+                loads_here |= gplace[p] == (int)k && !made[p] && deferred[p];
             q->independent = 1;
-            while (q->min_start < bk->nslots && !strncmp(bk->slots[q->min_start].token, "ld.", 3))
+            while (!loads_here && q->min_start < bk->nslots &&
+                   !strncmp(bk->slots[q->min_start].token, "ld.", 3))
                 q->min_start++;
         }
         for (size_t p = 0; p < np && st == MB_OK; p++)
             if (gplace[p] == (int)k && !made[p]) {
                 made[p] = 1;
-                if (cx_seq_add(c, q, "cvta.to.global.u64",
-                               cx_fmt(c, "%s, %s", c->r_gbase[p], c->r_pbase[p])) != MB_OK)
-                    st = cx_nomem(c);
+                st = global_base(c, q, p, deferred);
             }
         /* trip counts read the per-thread keys: after everything before them */
         need_seq *tq = st == MB_OK ? cx_block_seq(c, (int)k, term_slot(bk)) : NULL;
@@ -2889,6 +2927,7 @@ mb_status cx_assemble(ctx *c)
         }
     }
     free(made);
+    free(deferred);
     free(order);
     free(rpo_order);
     for (size_t i = 0; i < c->f->nmem; i++)
