@@ -197,6 +197,11 @@ typedef struct ctx {
                                  with a stride starts at parent + coef * (cta mod stride) */
     size_t ninductions;
     struct {
+        int block;
+        const char *parent, *offset, *reg;
+    } loop_sums[64];          /* parent + a loop offset, made before a block's accesses */
+    size_t nloop_sums;
+    struct {
         char key[40];
         int block;
         const char *reg;

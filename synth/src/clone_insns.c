@@ -2003,6 +2003,71 @@ static const char *type_of_token(ctx *c, const char *tok)
     return dot ? mb_arena_strdup(c->A, dot + 1) : "b32";
 }
 
+/* The induction register of `parent` advanced by `coef` per iteration of
+ * loop l (made on first use; 5b resets and advances it). */
+static const char *induction(ctx *c, const char *parent, int l, int64_t coef, int is64)
+{
+    for (size_t i = 0; i < c->ninductions; i++)
+        if (c->inductions[i].parent == parent && c->inductions[i].loop == l &&
+            c->inductions[i].coef == coef && c->inductions[i].is64 == is64 &&
+            c->inductions[i].stride == 0)
+            return c->inductions[i].reg;
+    if (c->ninductions == sizeof c->inductions / sizeof c->inductions[0])
+        return NULL;
+    const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    c->inductions[c->ninductions].reg = r;
+    c->inductions[c->ninductions].parent = parent;
+    c->inductions[c->ninductions].loop = l;
+    c->inductions[c->ninductions].coef = coef;
+    c->inductions[c->ninductions].stride = 0;
+    c->inductions[c->ninductions++].is64 = is64;
+    return r;
+}
+
+/* Whether accesses with one loop term in loop l (coefficient coef) start
+ * from more than one base: then, as compilers index them, one offset
+ * register per loop and coefficient is advanced and each base adds it
+ * before its accesses (in the original's own address additions, which
+ * the block has for them), instead of one register per base, each reset
+ * before the loop and advanced in it. */
+static int shares_loop_offset(const ctx *c, int l, int64_t coef, int is64)
+{
+    const char *first = NULL;
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        const memplan *o = &c->plans[i];
+        if ((o->kind != PLAN_AFFINE && o->kind != PLAN_WRAP) || o->nloop_terms != 1 ||
+            o->loop_term_loop[0] != l || o->loop_term_coef[0] != coef || o->is64 != is64)
+            continue;
+        if (!first)
+            first = o->tbase;
+        else if (strcmp(first, o->tbase) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* parent + offset, computed before slot `si` of `block` (once per block). */
+static const char *loop_sum(ctx *c, int block, size_t si, const char *parent, const char *offset,
+                            int is64)
+{
+    for (size_t i = 0; i < c->nloop_sums; i++)
+        if (c->loop_sums[i].block == block && c->loop_sums[i].parent == parent &&
+            c->loop_sums[i].offset == offset)
+            return c->loop_sums[i].reg;
+    if (c->nloop_sums == sizeof c->loop_sums / sizeof c->loop_sums[0])
+        return NULL;
+    need_seq *q = cx_block_seq(c, block, si);
+    const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    const char *ops = cx_fmt(c, "%s, %s, %s", r, parent, offset);
+    if (!q || !ops || cx_seq_add(c, q, is64 ? "add.s64" : "add.s32", ops) != MB_OK)
+        return NULL;
+    c->loop_sums[c->nloop_sums].block = block;
+    c->loop_sums[c->nloop_sums].parent = parent;
+    c->loop_sums[c->nloop_sums].offset = offset;
+    c->loop_sums[c->nloop_sums++].reg = r;
+    return r;
+}
+
 /* The access itself, in its slot; loop terms added in the slot's sequence. */
 static mb_status memory_slot(ctx *c, int block, memplan *pl)
 {
@@ -2012,7 +2077,15 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     slot *s = &b->slots[si];
     const char *addr = pl->tbase;
     int64_t off = pl->offset;
-    if ((pl->kind == PLAN_AFFINE || pl->kind == PLAN_WRAP) && pl->nloop_terms) {
+    if ((pl->kind == PLAN_AFFINE || pl->kind == PLAN_WRAP) && pl->nloop_terms == 1 &&
+        shares_loop_offset(c, pl->loop_term_loop[0], pl->loop_term_coef[0], pl->is64)) {
+        const char *o = induction(c, "0", pl->loop_term_loop[0], pl->loop_term_coef[0], pl->is64);
+        addr = o ? loop_sum(c, block, si, addr, o, pl->is64) : NULL;
+        if (!addr)
+            return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                "kernel %s: more loop address terms than the clone keeps",
+                                c->p->kernel);
+    } else if ((pl->kind == PLAN_AFFINE || pl->kind == PLAN_WRAP) && pl->nloop_terms) {
         /* one induction register per enclosing loop with a term, outermost
          * first: reset from its parent before the loop, advanced at the header */
         int order[8];
