@@ -2046,7 +2046,8 @@ static int shares_loop_offset(const ctx *c, int l, int64_t coef, int is64)
     return 0;
 }
 
-/* parent + offset, computed before slot `si` of `block` (once per block). */
+/* parent + offset, computed before slot `si` of `block` (once per block);
+ * NULL past the table's size or, with c->oom set, out of memory. */
 static const char *loop_sum(ctx *c, int block, size_t si, const char *parent, const char *offset,
                             int is64)
 {
@@ -2059,8 +2060,10 @@ static const char *loop_sum(ctx *c, int block, size_t si, const char *parent, co
     need_seq *q = cx_block_seq(c, block, si);
     const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
     const char *ops = cx_fmt(c, "%s, %s, %s", r, parent, offset);
-    if (!q || !ops || cx_seq_add(c, q, is64 ? "add.s64" : "add.s32", ops) != MB_OK)
+    if (!q || !ops || cx_seq_add(c, q, is64 ? "add.s64" : "add.s32", ops) != MB_OK) {
+        c->oom = 1;
         return NULL;
+    }
     c->loop_sums[c->nloop_sums].block = block;
     c->loop_sums[c->nloop_sums].parent = parent;
     c->loop_sums[c->nloop_sums].offset = offset;
@@ -2082,9 +2085,10 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
         const char *o = induction(c, "0", pl->loop_term_loop[0], pl->loop_term_coef[0], pl->is64);
         addr = o ? loop_sum(c, block, si, addr, o, pl->is64) : NULL;
         if (!addr)
-            return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
-                                "kernel %s: more loop address terms than the clone keeps",
-                                c->p->kernel);
+            return c->oom ? cx_nomem(c)
+                          : mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                         "kernel %s: more than %zu loop address terms",
+                                         c->p->kernel, c->ninductions + c->nloop_sums);
     } else if ((pl->kind == PLAN_AFFINE || pl->kind == PLAN_WRAP) && pl->nloop_terms) {
         /* one induction register per enclosing loop with a term, outermost
          * first: reset from its parent before the loop, advanced at the header */
@@ -2100,27 +2104,12 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
                 order[j - 1] = t;
             }
         for (size_t k = 0; k < n; k++) {
-            int l = pl->loop_term_loop[order[k]];
-            int64_t coef = pl->loop_term_coef[order[k]];
-            const char *r = NULL;
-            for (size_t i = 0; i < c->ninductions && !r; i++)
-                if (c->inductions[i].parent == addr && c->inductions[i].loop == l &&
-                    c->inductions[i].coef == coef && c->inductions[i].is64 == pl->is64 &&
-                    c->inductions[i].stride == 0)
-                    r = c->inductions[i].reg;
-            if (!r) {
-                if (c->ninductions == sizeof c->inductions / sizeof c->inductions[0])
-                    return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
-                                        "kernel %s: more than %zu loop address terms",
-                                        c->p->kernel, c->ninductions);
-                r = cx_reg(c, pl->is64 ? MB_REG_B64 : MB_REG_B32);
-                c->inductions[c->ninductions].reg = r;
-                c->inductions[c->ninductions].parent = addr;
-                c->inductions[c->ninductions].loop = l;
-                c->inductions[c->ninductions].coef = coef;
-                c->inductions[c->ninductions].stride = 0;
-                c->inductions[c->ninductions++].is64 = pl->is64;
-            }
+            const char *r = induction(c, addr, pl->loop_term_loop[order[k]],
+                                      pl->loop_term_coef[order[k]], pl->is64);
+            if (!r)
+                return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0,
+                                    "kernel %s: more than %zu loop address terms", c->p->kernel,
+                                    c->ninductions);
             addr = r;
         }
     }
