@@ -167,6 +167,16 @@ static size_t inputs_ready(const char *operands, char **regs, const size_t *read
     return at;
 }
 
+/* A filler slot becomes need n. */
+static void assign(ctx *c, slot *s, const need *n)
+{
+    s->role = SLOT_ASSIGNED;
+    s->op = n->op;
+    s->operands = n->operands;
+    s->dest_class = dest_class_of(n->op, n->operands);
+    s->dest = dest_of(c, n->operands);
+}
+
 static mb_status match_block(ctx *c, int block)
 {
     blk *b = &c->b[block];
@@ -203,12 +213,7 @@ static mb_status match_block(ctx *c, int block)
                     found = s2;
             size_t done;
             if (found != SIZE_MAX) {
-                slot *s2 = &b->slots[found];
-                s2->role = SLOT_ASSIGNED;
-                s2->op = n->op;
-                s2->operands = n->operands;
-                s2->dest_class = dest_class_of(n->op, n->operands);
-                s2->dest = dest_of(c, n->operands);
+                assign(c, &b->slots[found], n);
                 done = found + 1;
             } else {
                 /* inserted as early as its inputs allow, so that later needs
@@ -551,12 +556,7 @@ static void drop_fillers(ctx *c)
                             f = s2;
                     if (f == SIZE_MAX)
                         continue;
-                    slot *t = &ba->slots[f];
-                    t->role = SLOT_ASSIGNED;
-                    t->op = n->op;
-                    t->operands = n->operands;
-                    t->dest_class = dest_class_of(n->op, n->operands);
-                    t->dest = dest_of(c, n->operands);
+                    assign(c, &ba->slots[f], n);
                     n->op = NULL; /* removed below */
                     c->m->synthetic_insns--;
                     break;
