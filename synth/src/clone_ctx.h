@@ -6,6 +6,11 @@
 
 #include <stdint.h>
 
+/* Golden-ratio multiplier of the per-thread and per-warp hashes: the host
+ * model computes with the first, the PTX's signed immediate is the second. */
+#define HASH_BASE_MULT UINT32_C(0x9E3779B1)
+#define HASH_BASE_MULT_S32 "-1640531535"
+
 /* An instruction the model needs: op, operands, and its chain token for
  * matching against the original's filler slots. */
 typedef struct need {
@@ -249,6 +254,8 @@ mb_status cx_nomem(ctx *c);
 mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands);
 need_seq *cx_block_seq(ctx *c, int block, size_t deadline);
 int cx_block_loop(const ctx *c, int block);
+/* The block holding memory record `mem` (0 when none does) */
+int cx_mem_block(const ctx *c, int mem);
 /* Affine variables: tid.x..ctaid.z as dimension 0-5, iter.loopN as N (-1: not one) */
 int cx_var_dim(const char *var, int *dim);
 int cx_var_loop(const char *var);

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HASH_BASE_MULT_S32 "-1640531535" /* 0x9E3779B1 as a signed immediate */
-
 /* ------------------------------------------------------------ dominators */
 
 static int intersect(const ctx *c, const int *order_of, int a, int b)
@@ -1104,12 +1102,7 @@ static const char *g_cross(ctx *c, int td, int cd, int64_t scale)
 
 static int plan_block(const ctx *c, const memplan *pl)
 {
-    uint32_t insn = c->f->mem[pl->mem].insn;
-    for (size_t k = 0; k < c->nb; k++)
-        if (insn >= c->f->blocks[k].first_insn &&
-            insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
-            return (int)k;
-    return 0;
+    return cx_mem_block(c, pl->mem);
 }
 
 static size_t plan_slot(const ctx *c, const memplan *pl, int block)
@@ -3031,8 +3024,6 @@ mb_status cx_assemble(ctx *c)
     /* 5b. induction registers: reset in every block entering the loop, advanced at its header */
     for (size_t i = 0; i < c->ninductions; i++) {
         int l = c->inductions[i].loop, h = c->f->loops[l].header, w = c->inductions[i].is64;
-        need_seq *q = NULL;
-        (void)q;
         /* advanced where an iteration ends (each block with a back edge to the
          * header), like the pointer increments of compiled loops */
         for (size_t e = 0; e < c->f->nedges; e++) {

@@ -77,15 +77,6 @@ typedef struct qrun {
     mb_status st;
 } qrun;
 
-static int plan_block_of(const ctx *c, const memplan *pl)
-{
-    uint32_t insn = c->f->mem[pl->mem].insn;
-    for (size_t k = 0; k < c->nb; k++)
-        if (insn >= c->f->blocks[k].first_insn && insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
-            return (int)k;
-    return 0;
-}
-
 static void flush_warp(qrun *q)
 {
     for (size_t a = 0; a < q->nacc && q->st == MB_OK; a++) {
@@ -512,7 +503,7 @@ mb_status cx_plan_quotas(ctx *c)
             continue;
         qacc *A = &q.acc[q.nacc++];
         A->mem = (int)i;
-        A->block = plan_block_of(c, pl);
+        A->block = cx_mem_block(c, pl->mem);
         A->pos = cx_block_loop(c, A->block) + 1;
         A->bank = pl->qbank;
         A->level0 = A->bank ? 2 : 5;

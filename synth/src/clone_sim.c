@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Golden-ratio multiplier of the per-thread hash base (as the PTX does). */
-#define HASH_BASE_MULT UINT32_C(0x9E3779B1)
 /* Block executions per thread before the model is declared runaway. */
 #define SIM_STEP_LIMIT UINT64_C(50000000)
 

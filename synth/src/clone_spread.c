@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPREAD_HASH_MULT UINT32_C(0x9E3779B1) /* as warp_hash in clone_insns.c */
 #define SPREAD_ADDS 64                         /* hash constants tried: k << 26 */
 #define SPREAD_MAX_SECTORS 64
 
@@ -47,15 +46,6 @@ typedef struct srun {
     uint32_t *runs;             /* per block: the current thread's runs of it */
     mb_status st;
 } srun;
-
-static int block_of_mem(const ctx *c, int mem)
-{
-    uint32_t insn = c->f->mem[mem].insn;
-    for (size_t k = 0; k < c->nb; k++)
-        if (insn >= c->f->blocks[k].first_insn && insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
-            return (int)k;
-    return 0;
-}
 
 static void flush_warp(srun *q)
 {
@@ -136,7 +126,7 @@ static unsigned request_sectors(uint32_t mask, uint32_t s, unsigned lgw)
  * the PTX. */
 static size_t warp_draw(uint32_t warp, uint32_t add, const double *share, size_t n)
 {
-    uint32_t h = (warp * SPREAD_HASH_MULT + add) >> 22;
+    uint32_t h = (warp * HASH_BASE_MULT + add) >> 22;
     size_t v = 0;
     for (size_t i = 1; i < n; i++)
         if (h >= (unsigned)(share[i - 1] * 1024))
@@ -250,7 +240,7 @@ mb_status cx_plan_spreads(ctx *c)
             mb_hist_total(&mm->sectors) == 0)
             continue;
         q.acc[q.nacc].mem = (int)i;
-        q.acc[q.nacc++].block = block_of_mem(c, (int)i);
+        q.acc[q.nacc++].block = cx_mem_block(c, (int)i);
     }
     if (st == MB_OK) {
         sim_watch w;

@@ -114,6 +114,16 @@ need_seq *cx_block_seq(ctx *c, int block, size_t deadline)
     return s;
 }
 
+int cx_mem_block(const ctx *c, int mem)
+{
+    uint32_t insn = c->f->mem[mem].insn;
+    for (size_t k = 0; k < c->nb; k++)
+        if (insn >= c->f->blocks[k].first_insn &&
+            insn < c->f->blocks[k].first_insn + c->f->blocks[k].nchain)
+            return (int)k;
+    return 0;
+}
+
 int cx_block_loop(const ctx *c, int block)
 {
     return c->f->blocks[block].loop;
