@@ -71,8 +71,12 @@ static void flush_warp(srun *q)
     }
 }
 
-/* A thread's k-th run of a block runs with its warp's other lanes' k-th
- * (as the branch calibration pairs them); a warp's threads are consecutive. */
+/* A block runs with the warp's other lanes in the same iteration of its
+ * innermost loop: a thread's k-th run of that loop's header (all its runs,
+ * every activation) pairs with the other lanes' k-th, whichever iterations
+ * each lane skipped the block in (a wavefront's lane t reaches it first at
+ * iteration t). Outside loops, a thread's k-th run of the block pairs with
+ * the other lanes' k-th. A warp's threads are consecutive. */
 static void visit(ctx *c, void *arg, uint32_t t, int block)
 {
     srun *q = arg;
@@ -90,7 +94,9 @@ static void visit(ctx *c, void *arg, uint32_t t, int block)
         q->cur_t = t;
         q->have_t = 1;
     }
-    size_t k = q->runs[block]++;
+    q->runs[block]++;
+    const int l = cx_block_loop(c, block);
+    const size_t k = q->runs[l >= 0 ? c->f->loops[l].header : block] - 1;
     for (size_t a = 0; a < q->nacc; a++) {
         sacc *A = &q->acc[a];
         if (A->block != block)
