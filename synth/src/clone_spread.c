@@ -96,7 +96,9 @@ static void visit(ctx *c, void *arg, uint32_t t, int block)
     }
     q->runs[block]++;
     const int l = cx_block_loop(c, block);
-    const size_t k = q->runs[l >= 0 ? c->f->loops[l].header : block] - 1;
+    const int h = l >= 0 ? c->f->loops[l].header : block;
+    /* (a natural loop's header dominates its body: runs[h] >= 1) */
+    const size_t k = q->runs[q->runs[h] ? h : block] - 1;
     for (size_t a = 0; a < q->nacc; a++) {
         sacc *A = &q->acc[a];
         if (A->block != block)
