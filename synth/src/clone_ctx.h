@@ -298,6 +298,10 @@ typedef struct sim_watch {
     uint64_t *calls;          /* count calls made per thread */
     /* called for every block a thread enters, before its loop counters advance */
     void (*visit)(ctx *c, void *arg, uint32_t t, int block);
+    /* called (with visit_arg) before a thread's first block, and after the
+     * last thread of a warp (kf >> 5; a warp's threads are consecutive) */
+    void (*thread_begin)(ctx *c, void *arg, uint32_t t);
+    void (*warp_end)(ctx *c, void *arg, uint32_t warp);
     void *visit_arg;
     /* record the watched branch's executions, with the shift a halving
      * threshold would take (KEY branches that keep their loop) */

@@ -67,30 +67,29 @@ typedef struct qacc {
 } qacc;
 
 typedef struct qrun {
-    ctx *c;
     qacc *acc;
     size_t nacc;
-    uint32_t cur_t, cur_warp, warps;
-    int have_t, have_warp;
+    uint32_t warps;
     uint32_t *latches;    /* per loop: iterations the current thread finished */
     uint32_t *runs;       /* per block: the current thread's runs of it */
     mb_status st;
 } qrun;
 
-static void flush_warp(qrun *q)
+static void flush_warp(ctx *c, void *arg, uint32_t warp)
 {
+    qrun *q = arg;
     for (size_t a = 0; a < q->nacc && q->st == MB_OK; a++) {
         qacc *A = &q->acc[a];
         for (size_t j = 0; j < A->nj; j++) {
             if (!A->mask_by_j[j])
                 continue;
             if (MB_GROW(A->req, A->cap, A->n + 1) != MB_OK) {
-                q->st = cx_nomem(q->c);
+                q->st = cx_nomem(c);
                 return;
             }
             /* the request index; scrambled into a position once all are known */
-            A->req[A->n].idx = q->cur_warp + (uint32_t)j * q->warps;
-            A->req[A->n].idx_b = q->cur_warp + A->runs_by_j[j] * q->warps;
+            A->req[A->n].idx = warp + (uint32_t)j * q->warps;
+            A->req[A->n].idx_b = warp + A->runs_by_j[j] * q->warps;
             A->req[A->n++].mask = A->mask_by_j[j];
             if (j > A->jmax)
                 A->jmax = (uint32_t)j;
@@ -102,24 +101,20 @@ static void flush_warp(qrun *q)
     }
 }
 
+static void thread_begin(ctx *c, void *arg, uint32_t t)
+{
+    qrun *q = arg;
+    (void)t;
+    memset(q->latches, 0, (c->nloops + 1) * sizeof(uint32_t));
+    memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
+}
+
 static void visit(ctx *c, void *arg, uint32_t t, int block)
 {
     qrun *q = arg;
     if (q->st != MB_OK)
         return;
-    uint32_t warp = c->kf[t] >> 5, lane = c->kf[t] & 31;
-    if (!q->have_warp || warp != q->cur_warp) {
-        if (q->have_warp)
-            flush_warp(q);
-        q->cur_warp = warp;
-        q->have_warp = 1;
-    }
-    if (!q->have_t || t != q->cur_t) {
-        memset(q->latches, 0, (c->nloops + 1) * sizeof(uint32_t));
-        memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
-        q->cur_t = t;
-        q->have_t = 1;
-    }
+    const uint32_t lane = c->kf[t] & 31;
     for (size_t a = 0; a < q->nacc; a++) {
         qacc *A = &q->acc[a];
         if (A->block != block)
@@ -483,7 +478,6 @@ mb_status cx_plan_quotas(ctx *c)
     c->qpos = mb_arena_alloc(c->A, (c->nloops + 1) * sizeof(quota_pos));
     qrun q;
     memset(&q, 0, sizeof q);
-    q.c = c;
     q.acc = calloc(nacc, sizeof(qacc));
     q.latches = calloc(c->nloops + 1, sizeof(uint32_t));
     q.runs = calloc(c->nb + 1, sizeof(uint32_t));
@@ -517,10 +511,10 @@ mb_status cx_plan_quotas(ctx *c)
         memset(&w, 0, sizeof w);
         w.branch_block = w.loop = -1;
         w.visit = visit;
+        w.thread_begin = thread_begin;
+        w.warp_end = flush_warp;
         w.visit_arg = &q;
         st = cx_simulate(c, &w, ecount);
-        if (st == MB_OK && q.st == MB_OK && q.have_warp)
-            flush_warp(&q);
         if (st == MB_OK)
             st = q.st;
     }

@@ -37,11 +37,19 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
     memset(ecount, 0, c->nb * sizeof(double));
     uint64_t total = 0;
     mb_status st = MB_OK;
+    int have_warp = 0;
+    uint32_t warp = 0;
     for (uint32_t t = 0; t < c->nthreads && st == MB_OK; t++) {
         /* a called function runs weight[t] times, each time alike */
         uint32_t wt = c->weight ? c->weight[t] : 1;
         if (wt == 0)
             continue;
+        if (w && w->warp_end && have_warp && c->kf[t] >> 5 != warp)
+            w->warp_end(c, w->visit_arg, warp);
+        warp = c->kf[t] >> 5;
+        have_warp = 1;
+        if (w && w->thread_begin)
+            w->thread_begin(c, w->visit_arg, t);
         memset(iter, 0, (c->nloops + 1) * sizeof(uint32_t));
         int b = 0, prev = -1;
         while (b >= 0) {
@@ -137,6 +145,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
             b = next;
         }
     }
+    if (st == MB_OK && w && w->warp_end && have_warp)
+        w->warp_end(c, w->visit_arg, warp);
     free(iter);
     return st;
 }

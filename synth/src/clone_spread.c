@@ -38,30 +38,28 @@ typedef struct sacc {
 } sacc;
 
 typedef struct srun {
-    ctx *c;
     sacc *acc;
     size_t nacc;
-    uint32_t cur_t, cur_warp;
-    int have_t, have_warp;
     uint32_t *runs;             /* per block: the current thread's runs of it */
     mb_status st;
 } srun;
 
-static void flush_warp(srun *q)
+static void flush_warp(ctx *c, void *arg, uint32_t warp)
 {
+    srun *q = arg;
     for (size_t a = 0; a < q->nacc && q->st == MB_OK; a++) {
         sacc *A = &q->acc[a];
         for (size_t k = 0; k < A->nk; k++) {
             if (!A->mask_by_k[k])
                 continue;
-            if (A->n && A->req[A->n - 1].warp == q->cur_warp && A->req[A->n - 1].mask == A->mask_by_k[k]) {
+            if (A->n && A->req[A->n - 1].warp == warp && A->req[A->n - 1].mask == A->mask_by_k[k]) {
                 A->req[A->n - 1].n++;
             } else {
                 if (MB_GROW(A->req, A->cap, A->n + 1) != MB_OK) {
-                    q->st = cx_nomem(q->c);
+                    q->st = cx_nomem(c);
                     return;
                 }
-                A->req[A->n].warp = q->cur_warp;
+                A->req[A->n].warp = warp;
                 A->req[A->n].mask = A->mask_by_k[k];
                 A->req[A->n++].n = 1;
             }
@@ -71,29 +69,25 @@ static void flush_warp(srun *q)
     }
 }
 
+static void thread_begin(ctx *c, void *arg, uint32_t t)
+{
+    srun *q = arg;
+    (void)t;
+    memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
+}
+
 /* A block runs with the warp's other lanes in the same iteration of its
  * innermost loop: a thread's k-th run of that loop's header (all its runs,
  * every activation) pairs with the other lanes' k-th, whichever iterations
  * each lane skipped the block in (a wavefront's lane t reaches it first at
  * iteration t). Outside loops, a thread's k-th run of the block pairs with
- * the other lanes' k-th. A warp's threads are consecutive. */
+ * the other lanes' k-th. */
 static void visit(ctx *c, void *arg, uint32_t t, int block)
 {
     srun *q = arg;
     if (q->st != MB_OK)
         return;
-    uint32_t warp = c->kf[t] >> 5, lane = c->kf[t] & 31;
-    if (!q->have_warp || warp != q->cur_warp) {
-        if (q->have_warp)
-            flush_warp(q);
-        q->cur_warp = warp;
-        q->have_warp = 1;
-    }
-    if (!q->have_t || t != q->cur_t) {
-        memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
-        q->cur_t = t;
-        q->have_t = 1;
-    }
+    const uint32_t lane = c->kf[t] & 31;
     q->runs[block]++;
     const int l = cx_block_loop(c, block);
     const int h = l >= 0 ? c->f->loops[l].header : block;
@@ -236,7 +230,6 @@ mb_status cx_plan_spreads(ctx *c)
         return MB_OK;
     srun q;
     memset(&q, 0, sizeof q);
-    q.c = c;
     q.acc = calloc(nacc, sizeof(sacc));
     q.runs = calloc(c->nb + 1, sizeof(uint32_t));
     double *ecount = malloc((c->nb + 1) * sizeof(double));
@@ -255,10 +248,10 @@ mb_status cx_plan_spreads(ctx *c)
         memset(&w, 0, sizeof w);
         w.branch_block = w.loop = -1;
         w.visit = visit;
+        w.thread_begin = thread_begin;
+        w.warp_end = flush_warp;
         w.visit_arg = &q;
         st = cx_simulate(c, &w, ecount);
-        if (st == MB_OK && q.st == MB_OK && q.have_warp)
-            flush_warp(&q);
         if (st == MB_OK)
             st = q.st;
     }
