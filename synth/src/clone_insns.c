@@ -418,17 +418,18 @@ static void reg_uses(const char *op, const char *operands, const char *reg, size
 static void count_uses(const ctx *c, const char *reg, int k, int *writes, int *reads, int *in_k)
 {
     *writes = *reads = *in_k = 0;
+    const size_t len = strlen(reg);
     for (size_t b = 0; b < c->nb; b++) {
         const blk *bk = &c->b[b];
         int w = 0, r = 0;
         for (size_t i = 0; i < bk->nseqs; i++)
             for (size_t j = 0; j < bk->seqs[i].n; j++)
-                reg_uses(bk->seqs[i].items[j].op, bk->seqs[i].items[j].operands, reg, strlen(reg), &w, &r);
+                reg_uses(bk->seqs[i].items[j].op, bk->seqs[i].items[j].operands, reg, len, &w, &r);
         for (size_t i = 0; i < bk->nslots; i++) {
             const slot *s = &bk->slots[i];
             if (s->role != SLOT_FILLER && s->role != SLOT_DROPPED) {
-                reg_uses(s->op, s->operands, reg, strlen(reg), &w, &r);
-                reg_uses("", s->guard, reg, strlen(reg), &w, &r);
+                reg_uses(s->op, s->operands, reg, len, &w, &r);
+                reg_uses("", s->guard, reg, len, &w, &r);
             }
         }
         *writes += w;
@@ -1949,14 +1950,14 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         /* the largest value wrapped, when the thread terms bound it: a
          * multiply-high in 32 bits then divides, without 64-bit conversions
          * (nested_loops' clone converted three times per thread) */
-        static const char *const names[6] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
         uint64_t xmax = pl->wrap_add >= 0 ? (uint64_t)pl->wrap_add : UINT32_MAX;
-        for (size_t k = 0; k < mm->affine.nterms && xmax < UINT32_MAX; k++)
-            for (int d = 0; d < 6; d++)
-                if (!strcmp(mm->affine.var[k], names[d]) && extent(c, d) > 1)
-                    xmax = mm->affine.coef[k] < 0 || (uint64_t)mm->affine.coef[k] > UINT32_MAX
-                               ? UINT32_MAX
-                               : xmax + (uint64_t)mm->affine.coef[k] * (extent(c, d) - 1);
+        for (size_t k = 0; k < mm->affine.nterms && xmax < UINT32_MAX; k++) {
+            int d;
+            if (cx_var_dim(mm->affine.var[k], &d) && extent(c, d) > 1)
+                xmax = mm->affine.coef[k] < 0 || (uint64_t)mm->affine.coef[k] > UINT32_MAX
+                           ? UINT32_MAX
+                           : xmax + (uint64_t)mm->affine.coef[k] * (extent(c, d) - 1);
+        }
         if (xmax > UINT32_MAX)
             xmax = UINT32_MAX;
         if (off && pl->wrap_add == 0)
