@@ -119,7 +119,9 @@ for dir in "$EX"/*/; do
       devfunc)
         off=$(sed -n '/^check/,$p' "$TMP/cmp" | grep -oE 'digit_sumjj, branch .*\(([+-][0-9.]+) points' |
           grep -oE '[+-][0-9.]+ points' | awk '{print $1}')
-        awk -v d="${off:-0}" 'BEGIN { d += 0; exit !(d <= 4.5 && d >= -4.5) }' && pass ||
+        # (no deviation read: within tolerance, unless the branch is listed in another form)
+        if [ -z "$off" ] && sed -n '/^check/,$p' "$TMP/cmp" | grep -q 'digit_sumjj, branch'; then off=unreadable; fi
+        awk -v d="${off:-0}" 'BEGIN { if (d !~ /^[+-]?[0-9.]+$/) exit 1; d += 0; exit !(d <= 4.5 && d >= -4.5) }' && pass ||
           fail "$name R=$R: the digit loop's divergence is off by $off points (at most 4.5)" ;;
     esac
     # per-request quotas of non-affine local accesses: local_array's sectors-per-request
