@@ -101,8 +101,8 @@ uint32_t cx_sampled_iter(const ctx *c, int l, uint32_t t, uint32_t iter)
     uint32_t s = c->m->loops[l].iter_stride;
     if (s <= 1)
         return iter;
-    uint32_t cta = c->cta[0][t] + c->p->grid[0] * (c->cta[1][t] + c->p->grid[1] * c->cta[2][t]);
-    return iter * s + cta % s;
+    uint64_t cta = c->cta[0][t] + (uint64_t)c->p->grid[0] * (c->cta[1][t] + (uint64_t)c->p->grid[1] * c->cta[2][t]);
+    return iter * s + (uint32_t)((cta + c->m->loops[l].iter_phase) % s);
 }
 
 static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const uint32_t *iter)

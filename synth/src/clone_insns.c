@@ -869,7 +869,7 @@ static const char *g_halving(ctx *c, uint32_t threshold)
     return val_put(c, key, r);
 }
 
-static const char *g_phase(ctx *c, uint32_t stride);
+static const char *g_phase(ctx *c, int loop);
 
 /* CTA-relative key ltid * CTAs + cta */
 static const char *g_ckey(ctx *c)
@@ -2430,7 +2430,7 @@ static mb_status branch_slot(ctx *c, int block)
             if (l->iter_stride > 1) {
                 sh = cx_reg(c, MB_REG_B32);
                 ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[br->loop], l->iter_stride,
-                    g_phase(c, l->iter_stride));
+                    g_phase(c, br->loop));
             }
             limit = cx_reg(c, MB_REG_B32);
             ADD(q, "shr.u32", "%s, %s, %s", limit, g_halving(c, br->threshold), sh);
@@ -2554,18 +2554,38 @@ static mb_status trip_value(ctx *c, need_seq *s, int l, int block)
     return make_trip(c, s, cl, adj, c->r_trip[l], cl->outer >= 0 ? c->r_iter[cl->outer] : NULL);
 }
 
-/* The CTA's phase among `stride` (cx_sampled_iter): its linear index mod stride. */
-static const char *g_phase(ctx *c, uint32_t stride)
+static void phase_key(const ctx *c, int loop, char *key, size_t size)
+{
+    const mb_clone_loop *l = &c->m->loops[loop];
+    snprintf(key, size, "phase%u+%u", l->iter_stride, l->iter_phase);
+}
+
+/* r = loop's phase for the CTA (cx_sampled_iter): the CTA's linear index
+ * plus the loop's offset, mod the loop's stride. */
+static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
+{
+    const mb_clone_loop *l = &c->m->loops[loop];
+    uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
+    if (l->iter_phase == 0)
+        return mod_const_from(c, s, r, g_cta(c), ctas ? ctas - 1 : 0, l->iter_stride);
+    if (ctas <= 1) {
+        ADD(s, "mov.u32", "%s, %u", r, l->iter_phase);
+        return MB_OK;
+    }
+    const char *cta = g_cta(c);
+    ADD(s, "add.s32", "%s, %s, %u", r, cta, l->iter_phase);
+    return mod_const(c, s, r, (uint64_t)ctas - 1 + l->iter_phase, l->iter_stride);
+}
+
+static const char *g_phase(ctx *c, int loop)
 {
     char key[40];
-    snprintf(key, sizeof key, "phase%u", stride);
+    phase_key(c, loop, key, sizeof key);
     const char *r = val_find(c, key);
     if (r)
         return r;
     r = cx_reg(c, MB_REG_B32);
-    uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
-    const char *cta = g_cta(c);
-    if (mod_const_from(c, &c->b[c->cur_block].seqs[0], r, cta, ctas ? ctas - 1 : 0, stride) != MB_OK)
+    if (make_phase(c, &c->b[c->cur_block].seqs[0], r, loop) != MB_OK)
         c->oom = 1;
     return val_put(c, key, r);
 }
@@ -2613,7 +2633,7 @@ static void plan_wants(ctx *c, const int *share, const int *place)
                 snprintf(key, sizeof key, "half%u", br->threshold);
                 want(c, key, (int)k);
                 if (c->m->loops[br->loop].iter_stride > 1) {
-                    snprintf(key, sizeof key, "phase%u", c->m->loops[br->loop].iter_stride);
+                    phase_key(c, br->loop, key, sizeof key);
                     want(c, key, (int)k);
                 }
             }
@@ -2737,7 +2757,7 @@ static void branch_values(ctx *c, int block)
         if (br->halving) {
             g_halving(c, br->threshold);
             if (c->m->loops[br->loop].iter_stride > 1)
-                g_phase(c, c->m->loops[br->loop].iter_stride);
+                g_phase(c, br->loop);
         }
         if (br->reversed)
             g_rkey(c, br->fine);
@@ -3060,7 +3080,7 @@ mb_status cx_assemble(ctx *c)
             }
             /* starts at the CTA's phase (cx_sampled_iter) */
             c->cur_block = (int)k;
-            const char *ph = g_phase(c, c->inductions[i].stride), *reg = c->inductions[i].reg;
+            const char *ph = g_phase(c, c->inductions[i].loop), *reg = c->inductions[i].reg;
             const char *parent = c->inductions[i].parent;
             int32_t coef = (int32_t)c->inductions[i].coef;
             if (parent[0] == '%') {

@@ -790,6 +790,83 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     return st;
 }
 
+/* Offsets tried for a loop's phase at most (evenly spaced over the stride). */
+#define PHASE_CANDIDATES 64
+
+static int affine_reads_loop(const mb_affine *a, int l)
+{
+    for (size_t i = 0; i < a->nterms; i++)
+        if (a->coef[i] != 0 && cx_var_loop(a->var[i]) == l)
+            return 1;
+    return 0;
+}
+
+static int cond_reads_loop(const mb_cond_node *n, int l)
+{
+    if (n->op != MB_COND_CMP)
+        return cond_reads_loop(n->args[0], l) || (n->op != MB_COND_NOT && cond_reads_loop(n->args[1], l));
+    return affine_reads_loop(&n->a, l) || affine_reads_loop(&n->b, l);
+}
+
+/* How far the blocks of loop l run from the counts the reduction expects
+ * of them (mb_sprof_expected_ecount_in, what `compare` checks), relative. */
+static double phase_error(const ctx *c, int l, const double *ecount)
+{
+    size_t func = (size_t)(c->f - c->p->funcs);
+    double err = 0;
+    for (size_t b = 0; b < c->nb; b++) {
+        if (!c->in_loop[l][b])
+            continue;
+        double want = mb_sprof_expected_ecount_in(c->p, func, (int)b, c->m->reduction);
+        if (want >= 0.5)
+            err += fabs(ecount[b] / want - 1);
+    }
+    return err;
+}
+
+/*
+ * A loop whose comparisons read its counter sees only the sampled
+ * iterations j * stride + phase (cx_sampled_iter). Where the CTAs take
+ * turns at every phase that evens out, but a grid of fewer CTAs than the
+ * stride (a wavefront's first launch is one CTA) sees the phases its CTAs
+ * have, and a comparison that singles out iterations (lanes working on
+ * the diagonal k - t, an edge tile) then runs as the original's never did.
+ * The host run tries offsets of the phase and keeps the one whose block
+ * counts in the loop, relative to its header, are the original's best.
+ */
+static mb_status calibrate_phase(ctx *c, int l, double *ecount)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    cl->iter_phase = 0;
+    if (cl->iter_stride <= 1)
+        return MB_OK;
+    int compared = 0;
+    for (size_t b = 0; b < c->nb && !compared; b++)
+        if (c->in_loop[l][b] && c->b[b].cond) {
+            const mb_clone_branch *br = &c->m->branches[c->b[b].branch];
+            compared = br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr &&
+                       cond_reads_loop(br->cond->expr, l);
+        }
+    if (!compared)
+        return MB_OK;
+    uint32_t tries = cl->iter_stride < PHASE_CANDIDATES ? cl->iter_stride : PHASE_CANDIDATES;
+    uint32_t best = 0;
+    double best_err = 0;
+    for (uint32_t k = 0; k < tries; k++) {
+        cl->iter_phase = (uint32_t)((uint64_t)k * cl->iter_stride / tries);
+        mb_status st = cx_simulate(c, NULL, ecount);
+        if (st != MB_OK)
+            return st;
+        double err = phase_error(c, l, ecount);
+        if (k == 0 || err < best_err - 1e-12) {
+            best_err = err;
+            best = cl->iter_phase;
+        }
+    }
+    cl->iter_phase = best;
+    return cx_simulate(c, NULL, ecount);
+}
+
 /* Reverse post-order of the blocks from the entry. */
 mb_status cx_rpo(ctx *c, int *order, size_t *n)
 {
@@ -840,6 +917,8 @@ mb_status cx_calibrate(ctx *c)
         int l = c->loop_of_header[b];
         if (l >= 0)
             st = calibrate_trips(c, l, ecount);
+        if (l >= 0 && st == MB_OK)
+            st = calibrate_phase(c, l, ecount);
         if (st == MB_OK && c->b[b].cond) {
             mb_clone_rule r = c->m->branches[c->b[b].branch].rule;
             if (r == MB_RULE_KEY || r == MB_RULE_HASH || r == MB_RULE_BOX)

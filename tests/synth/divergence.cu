@@ -88,3 +88,21 @@ extern "C" __global__ void tiled_inner(const float *in, float *out, int n)
     }
     out[i] = acc;
 }
+
+// Target point (iii) in a one-CTA launch: on step k only the lanes with
+// t <= k < t + 32 work, as in a wavefront over a tile. A reduced clone sees
+// one sampled step per clone iteration, and which steps it samples decides
+// how many lanes work there.
+extern "C" __global__ void wavefront(const float *in, float *out)
+{
+    const int t = threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < 63; k++) {
+        if (k >= t) {
+            if (k < t + 32)
+                acc = acc * 0.5f + in[k - t];
+        }
+    }
+    out[t] = acc;
+}

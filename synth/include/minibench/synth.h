@@ -319,7 +319,10 @@ typedef struct mb_clone_loop {
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
                                 (the key is its counter), not the thread */
     uint32_t iter_stride;  /**< compared loop indices: iteration j of CTA c stands for the
-                                original's j * iter_stride + c mod iter_stride */
+                                original's j * iter_stride + (c + iter_phase) mod iter_stride */
+    uint32_t iter_phase;   /**< < iter_stride: the offset whose sampled iterations meet the
+                                original's block counts in the loop best (the builder's
+                                host run chooses it) */
 } mb_clone_loop;
 
 /** One instruction of the clone, already in PTX syntax pieces. */
