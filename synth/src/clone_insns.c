@@ -2251,6 +2251,11 @@ static const char *cond_operand(ctx *c, const mb_affine *a, int is64, int is_uns
     int loop[8];
     int64_t coef[8];
     size_t n = loop_terms(c, a, loop, coef);
+    /* the iteration itself (for k = 0; k < n; k++ compares k): the loop's
+     * counter, reset and advanced where an induction would be, is that value */
+    if (v && n == 1 && coef[0] == 1 && !is64 && !strcmp(v, "0") &&
+        c->m->loops[loop[0]].iter_stride <= 1)
+        return c->r_iter[loop[0]];
     for (size_t k = 0; k < n && v; k++) {
         const char *r = NULL;
         uint32_t stride = c->m->loops[loop[k]].iter_stride;

@@ -51,11 +51,17 @@ for R in 1 4; do
     -o "$TMP/t/c$R"
   profile_clone "tiled_inner R=$R" "$TMP/t/c$R"
 done
-# a wavefront in a one-CTA launch: the sampled steps of the reduced loop are
-# offset so that as many lanes work on them as on the original's steps on
-# average (the first step alone has one lane working, the original's steps 16)
+# a wavefront in a one-CTA launch: at R = 1 the clone is the original's loop
+# (its step guard compares the loop's own counter, no second register);
+# reduced, the sampled steps are offset so that as many lanes work on them as
+# on the original's steps on average (the first step has one lane working,
+# the original's steps 16)
 expect_exit 0 "profile wavefront" -- "$MINIBENCH" profile "$SYN/divergence.ptx" \
   --launch "$SYN/launch.json" --launch-index 7 -o "$TMP/w"
+expect_exit 0 "synth wavefront R=1" -- "$MINIBENCH" synth "$TMP/w/wavefront.7" --reduction 1 -o "$TMP/w/c1"
+profile_clone "wavefront R=1" "$TMP/w/c1"
+expect_exit 0 "check wavefront R=1" -- "$MINIBENCH" compare "$TMP/w/wavefront.7" \
+  "$TMP/w/c1/prof/wavefront.0" --check
 for R in 8 max; do
   expect_exit 0 "synth wavefront R=$R" -- "$MINIBENCH" synth "$TMP/w/wavefront.7" --reduction $R \
     -o "$TMP/w/c$R"
