@@ -809,17 +809,20 @@ static int cond_reads_loop(const mb_cond_node *n, int l)
 }
 
 /* How far the blocks of loop l run from the counts the reduction expects
- * of them (mb_sprof_expected_ecount_in, what `compare` checks), relative. */
+ * of them (what `compare` checks), relative, both taken relative to the
+ * loop's header (a called function's expectation scales with its calls). */
 static double phase_error(const ctx *c, int l, const double *ecount)
 {
-    size_t func = (size_t)(c->f - c->p->funcs);
-    double err = 0;
+    int h = c->f->loops[l].header;
+    double wh = mb_sprof_func_expected_ecount(c->f, h, c->m->reduction), err = 0;
+    if (wh < 0.5 || ecount[h] <= 0)
+        return 0;
     for (size_t b = 0; b < c->nb; b++) {
         if (!c->in_loop[l][b])
             continue;
-        double want = mb_sprof_expected_ecount_in(c->p, func, (int)b, c->m->reduction);
-        if (want >= 0.5)
-            err += fabs(ecount[b] / want - 1);
+        double want = mb_sprof_func_expected_ecount(c->f, (int)b, c->m->reduction) / wh;
+        if (want * wh >= 0.5)
+            err += fabs(ecount[b] / ecount[h] / want - 1);
     }
     return err;
 }

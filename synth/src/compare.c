@@ -110,14 +110,19 @@ double mb_sprof_expected_ecount(const mb_sprof *a, int block, double r)
 
 double mb_sprof_expected_ecount_in(const mb_sprof *a, size_t func, int block, double r)
 {
-    const mb_sprof_func *f = &a->funcs[func];
+    double e = mb_sprof_func_expected_ecount(&a->funcs[func], block, r);
+    /* a called function runs as often as the kernel calls it */
+    if (func > 0 && r != 1)
+        e *= call_factor(a, r);
+    return e;
+}
+
+double mb_sprof_func_expected_ecount(const mb_sprof_func *f, int block, double r)
+{
     const mb_sprof_block *b = &f->blocks[block];
     double e = (double)b->ecount;
     if (r == 1)
         return e;
-    /* a called function runs as often as the kernel calls it */
-    if (func > 0)
-        e *= call_factor(a, r);
     for (int l = b->loop; l >= 0; l = f->loops[l].parent) {
         const mb_sprof_loop *lp = &f->loops[l];
         double h = 0, acts = 0;

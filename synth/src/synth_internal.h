@@ -19,4 +19,8 @@ typedef struct mb_trip_scale {
 mb_trip_scale mb_sprof_trip_scale(const mb_sprof_loop *l, double r);
 uint64_t mb_sprof_reduced_trip(mb_trip_scale s, int64_t t);
 
+/* mb_sprof_expected_ecount_in for function f as its loops alone scale it
+ * (compare.c): the factor of a called function's calls left out. */
+double mb_sprof_func_expected_ecount(const mb_sprof_func *f, int block, double r);
+
 #endif
