@@ -71,6 +71,18 @@ static inline int pm_footprint_reuse(pm_footprint *fp, prof_hist *reuse, uint64_
     return 1;
 }
 
+/* `count` reuses whose gaps all fall in bucket b. */
+static inline int pm_footprint_reuses(pm_footprint *fp, prof_hist *reuse, uint32_t b,
+                                      uint64_t count)
+{
+    const uint64_t before = fp->reuse[b];
+    fp->reuse[b] = before + count;
+    if (before != 0 || prof_hist_direct_reserve(reuse, fp->reuse, b, 0))
+        return 1;
+    fp->reuse[b] = 0; /* as if none was counted */
+    return 0;
+}
+
 /* pm_footprint_touch for a key kept in the table. */
 static inline int pm_footprint_touch_hashed(pm_footprint *fp, prof_hist *reuse, uint64_t key,
                                             uint64_t r)

@@ -176,6 +176,7 @@ typedef struct pm_memo {
     uint64_t *line;      /* the distinct lines of the creating request: line_own, or
                             line_heap when there are more */
     uint64_t lines;
+    uint64_t line_lo, line_hi; /* the least and greatest of line[] */
     pm_verified verified;
     uint64_t sectors, cc10, cc12, degree;
     uint64_t delta[32];  /* a[i] - a[0] */
@@ -1067,6 +1068,36 @@ static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
 
 /* ------------------------------------------------ footprint and reuse */
 
+/* touch_lines for lines line[k] + add that all lie in the space's array
+ * (below its cap, so none is masked or beyond it): no bounds test per line. */
+static int touch_lines_in(pm_footprint *fp, prof_hist *reuse, pm_direct *dl, const uint64_t *line,
+                          uint64_t add, uint64_t n, unsigned space, uint64_t r)
+{
+    uint64_t *last = dl->last;
+    const uint64_t now = r + 1;
+    /* a request's lines were mostly last touched by one earlier request:
+     * their reuses are counted as runs of one bucket */
+    uint64_t run = 0, run_prev = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        const uint64_t l = line[k] + add, prev = last[l];
+        if (prev == 0) {
+            if (!pm_footprint_touch_direct_new(fp, reuse, dl, space, l, r))
+                return 0;
+            continue; /* (within the cap: the array stays where it is) */
+        }
+        last[l] = now;
+        if (prev == run_prev) {
+            run++;
+            continue;
+        }
+        if (run && !pm_footprint_reuses(fp, reuse, 63 - (uint32_t)__builtin_clzll(now - run_prev), run))
+            return 0;
+        run_prev = prev;
+        run = 1;
+    }
+    return !run || pm_footprint_reuses(fp, reuse, 63 - (uint32_t)__builtin_clzll(now - run_prev), run);
+}
+
 /* Records that request r touched n distinct lines of `space`
  * (prof_footprint.h): line[l] + add, or add + l when line is NULL. */
 static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_t n,
@@ -1350,8 +1381,14 @@ static void memo_store(prof_mem *pm, pm_memo *m, const prof_mem_request *req, ui
             return;
         m->line = m->line_heap;
     }
-    for (uint64_t l = 0; l < nlines; l++)
+    uint64_t lmin = UINT64_MAX, lmax = 0;
+    for (uint64_t l = 0; l < nlines; l++) {
         m->line[l] = line ? line[l] : lfirst + l;
+        lmin = m->line[l] < lmin ? m->line[l] : lmin;
+        lmax = m->line[l] > lmax ? m->line[l] : lmax;
+    }
+    m->line_lo = lmin;
+    m->line_hi = lmax;
     m->align_mask = memo_align_mask(pm, req->space, off);
     m->n = n;
     m->mask = mask;
@@ -1715,8 +1752,15 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             pm->memo_hits++;
             pm->memo_next[set] = (uint8_t)((w + 1) % PM_MEMO_WAYS);
             const uint64_t shift = (a[0] >> pm->line_sh) - (memo->a0 >> pm->line_sh);
-            if (!touch_lines(pm, memo->line, shift, memo->lines, space, r))
+            pm_direct *dl = pm_footprint_direct(&pm->footprint, space);
+            const uint64_t lo = memo->line_lo + shift, hi = memo->line_hi + shift;
+            if (dl && lo <= hi && hi < dl->cap) { /* (lo <= hi: no wrap) */
+                if (!touch_lines_in(&pm->footprint, &pm->res.reuse_log2, dl, memo->line, shift,
+                                    memo->lines, space, r))
+                    return 0;
+            } else if (!touch_lines(pm, memo->line, shift, memo->lines, space, r)) {
                 return 0;
+            }
             aff_check(pm, req, memo->valid ? &memo->verified : NULL);
             return 1;
         }

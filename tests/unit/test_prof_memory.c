@@ -1022,6 +1022,46 @@ static void test_scattered_shared(void **state)
     }
 }
 
+/* Shared and global requests of a few shapes (lane offsets spanning
+ * several lines) at translated addresses, so that memos hit with their
+ * lines shifted: footprint and reuse equal their literal definitions,
+ * whether a hit's lines lie in the shared space's array or not (global
+ * lines are hashed). */
+static void test_memo_hit_reuse(void **state)
+{
+    (void)state;
+    static expect_hist reuse;
+    static ref_lines seen;
+    static const mb_space spaces[] = {MB_SPACE_SHARED, MB_SPACE_GLOBAL};
+    uint64_t shapes[3][32], a[32];
+    for (int iter = 0; iter < 100; iter++) {
+        memset(&reuse, 0, sizeof(reuse));
+        seen.n = 0;
+        prof_mem *pm = prof_mem_new(NULL);
+        assert_non_null(pm);
+        const mb_space space = spaces[iter % 2];
+        for (int s = 0; s < 3; s++)
+            for (uint32_t i = 0; i < 32; i++) /* strides of 132 bytes, or scattered */
+                shapes[s][i] = s == 0 ? i * 132 : s == 1 ? i * 4 * (1 + rnd() % 40) : (rnd() % 512) * 4;
+        for (uint64_t r = 0; r < 60; r++) {
+            const int s = (int)(rnd() % 3);
+            const uint64_t at = (rnd() % 24) * 128 + (rnd() % 2 ? 0 : 4096 * (uint64_t)(rnd() % 3));
+            for (uint32_t i = 0; i < 32; i++)
+                a[i] = at + shapes[s][i];
+            prof_mem_request rq = {.lanes = 32,
+                                   .addrs = a,
+                                   .access_bytes = 4,
+                                   .space = space};
+            assert_int_equal(prof_mem_add(pm, &rq), 1);
+            ref_touch(&seen, &reuse, a, 32, 4, r);
+        }
+        const prof_mem_result *r = prof_mem_finish(pm);
+        expect_equal(&reuse, &r->reuse_log2);
+        assert_int_equal(r->footprint_lines, seen.n);
+        prof_mem_free(pm);
+    }
+}
+
 static void same_hist(const prof_hist *x, const prof_hist *y)
 {
     assert_int_equal(x->n, y->n);
@@ -1801,7 +1841,8 @@ int main(void)
         cmocka_unit_test(test_bank_conflicts),    cmocka_unit_test(test_random_crosscheck),
         cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
-        cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_kept_shapes),
+        cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_memo_hit_reuse),
+        cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
         cmocka_unit_test(test_affine_collinear),  cmocka_unit_test(test_affine_span_matters),
