@@ -406,7 +406,7 @@ static int constraint64(const aff_span *a, uint32_t n, uint32_t nc, uint32_t j, 
 static int compile_span(aff_span *s, uint32_t n, uint32_t nc, uint32_t uniform_mask)
 {
     uint32_t nu = 0, nl = 0, nt = 0;
-    s->ncon = s->nlcon = s->neq = 0;
+    s->ncon = s->nlcon = s->neq = s->n1 = s->nmulti = 0;
     s->con_used = 0;
     for (uint32_t j = 1; j < nc; j++) {
         if (s->pivot_mask & (1u << j))
@@ -438,6 +438,13 @@ static int compile_span(aff_span *s, uint32_t n, uint32_t nc, uint32_t uniform_m
         s->cu_beg[q + 1] = nu;
         s->cl_beg[q + 1] = nl;
         s->ct_beg[q + 1] = nt;
+        if (nt == s->ct_beg[q] + 1) {
+            s->c1_idx[s->n1] = s->ct_idx[nt - 1];
+            s->c1_coef[s->n1] = s->ct_coef[nt - 1];
+            s->c1_const[s->n1++] = s->con_const[q];
+        } else {
+            s->multi[s->nmulti++] = (uint8_t)q;
+        }
         if (s->cl_beg[q + 1] == s->cl_beg[q] + 1 && s->cl_coef[s->cl_beg[q]] == 1) {
             s->eq_idx[s->neq] = s->cl_idx[s->cl_beg[q]];
             s->eq_con[s->neq++] = (uint8_t)q;
@@ -764,12 +771,15 @@ int aff_entry_ok(const pm_affine *a, const prof_mem_request *req, uint32_t i)
     if (p != req->addrs[i])
         return 0;
     const aff_span *sp = a->span;
-    for (uint32_t q = 0; q < sp->ncon; q++) {
+    uint64_t bad = 0;
+    for (uint32_t k = 0; k < sp->n1; k++)
+        bad |= sp->c1_const[k] + sp->c1_coef[k] * x[sp->c1_idx[k]];
+    for (uint32_t k = 0; k < sp->nmulti; k++) {
+        const uint32_t q = sp->multi[k];
         uint64_t s = sp->con_const[q];
         for (uint32_t t = sp->ct_beg[q]; t < sp->ct_beg[q + 1]; t++)
             s += sp->ct_coef[t] * x[sp->ct_idx[t]];
-        if (s != 0)
-            return 0;
+        bad |= s;
     }
-    return 1;
+    return bad == 0;
 }

@@ -116,6 +116,11 @@ typedef struct aff_span {
     uint32_t ct_beg[PM_MAXCOL + 1];
     uint8_t ct_idx[PM_MAXCOL * PM_MAXCOL];
     uint64_t ct_coef[PM_MAXCOL * PM_MAXCOL];
+    /* for aff_entry_ok, the constraints of one term (a feature that never
+     * varied, most of them: c1_const + c1_coef x == 0) apart from the others */
+    uint32_t n1, nmulti;
+    uint8_t c1_idx[PM_MAXCOL], multi[PM_MAXCOL];
+    uint64_t c1_coef[PM_MAXCOL], c1_const[PM_MAXCOL];
     /* last, so that a trace step allocates only its rows (its rank) */
     int64_t rref[PM_MAXCOL][PM_MAXCOL];
 } aff_span;
