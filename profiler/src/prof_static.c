@@ -1407,10 +1407,12 @@ static void append_outside_defs(mb_buf *text, const mb_cfg *cfg, const int *blk,
             continue;
         if (!(reach[(size_t)d * words + (size_t)b / 64] >> (b % 64) & 1))
             continue;
-        char word[32];
-        int len = snprintf(word, sizeof word, "%s%d.%u", listed ? "|" : *first_reg ? "" : ",", d,
-                           j - cfg->blocks[d].first);
-        mb_buf_append(text, word, (size_t)len);
+        /* "block.index", after "|" or "," (append_distance's digits, no printf) */
+        if (listed || !*first_reg)
+            mb_buf_putc(text, listed ? '|' : ',');
+        append_distance(text, 0, (uint32_t)d);
+        mb_buf_putc(text, '.');
+        append_distance(text, 0, j - cfg->blocks[d].first);
         listed++;
     }
     if (listed)
