@@ -790,8 +790,11 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     return st;
 }
 
-/* Offsets tried for a loop's phase at most (evenly spaced over the stride). */
+/* Offsets tried for a loop's phase at most (evenly spaced over the stride),
+ * and the block executions all their host runs may take together (a large
+ * launch tries fewer). */
 #define PHASE_CANDIDATES 64
+#define PHASE_WORK 2e7
 
 static int affine_reads_loop(const mb_affine *a, int l)
 {
@@ -864,6 +867,13 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
         if (k == 0 || err < best_err - 1e-12) {
             best_err = err;
             best = cl->iter_phase;
+        }
+        if (k == 0) { /* the first run says what one costs */
+            double work = 0;
+            for (size_t b = 0; b < c->nb; b++)
+                work += ecount[b];
+            if (work * tries > PHASE_WORK)
+                tries = work * 2 > PHASE_WORK ? 1 : (uint32_t)(PHASE_WORK / work);
         }
     }
     cl->iter_phase = best;
