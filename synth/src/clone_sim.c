@@ -838,7 +838,9 @@ static double phase_error(const ctx *c, int l, const double *ecount)
  * have, and a comparison that singles out iterations (lanes working on
  * the diagonal k - t, an edge tile) then runs as the original's never did.
  * The host run tries offsets of the phase and keeps the one whose block
- * counts in the loop, relative to its header, are the original's best.
+ * counts in the loop, relative to its header's, come nearest the counts
+ * the reduction expects (branches calibrated later in the loop run with
+ * their thresholds as they stand, so the comparisons decide).
  */
 static mb_status calibrate_phase(ctx *c, int l, double *ecount)
 {
