@@ -178,7 +178,7 @@ typedef struct pm_memo {
     uint64_t lines;
     uint64_t line_lo, line_hi; /* the least and greatest of line[] */
     pm_verified verified;
-    uint64_t sectors, cc10, cc12, degree;
+    uint64_t sectors, cc10, cc12, degree, degree_cc1x;
     uint64_t delta[32];  /* a[i] - a[0] */
     uint64_t line_own[PM_MEMO_OWN_LINES];
     uint64_t *line_heap;
@@ -202,7 +202,7 @@ struct prof_mem {
     pm_footprint footprint;
 
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
-        d_bank[PM_DIRECT];
+        d_bank[PM_DIRECT], d_bank_cc1x[PM_DIRECT];
     pm_pending stride;
 
     uint64_t *tmp; /* sorted address / word scratch */
@@ -332,6 +332,7 @@ void prof_mem_free(prof_mem *pm)
     prof_hist_free(&pm->res.cc10_transactions);
     prof_hist_free(&pm->res.cc12_transactions);
     prof_hist_free(&pm->res.bank_degree);
+    prof_hist_free(&pm->res.bank_cc1x);
     prof_hist_free(&pm->res.lane_stride);
     prof_hist_free(&pm->res.reuse_log2);
     free(pm->tmp);
@@ -769,12 +770,22 @@ static void cc1x(const prof_mem_request *req, const uint64_t *a, uint32_t n, uin
 
 /* ----------------------------------------------------- bank conflicts */
 
+/* Compute capability 1.x: a warp's shared request is served in half-warps
+ * (lanes 0-15, 16-31) by 16 banks. */
+#define PM_CC1X_BANKS 16
+
+/* The per-bank scratch's entries: the configured banks, or the 1.x rule's. */
+static uint64_t bank_slots(const prof_mem *pm)
+{
+    return pm->nbanks > PM_CC1X_BANKS ? pm->nbanks : PM_CC1X_BANKS;
+}
+
 /* A fresh stamp for the per-bank scratch (bank_stamp, bank_word): entries
  * stamped with an older generation read as empty. */
 static uint32_t bank_generation(prof_mem *pm)
 {
     if (++pm->bank_gen == 0) {
-        memset(pm->bank_stamp, 0, pm->nbanks * sizeof(uint32_t));
+        memset(pm->bank_stamp, 0, bank_slots(pm) * sizeof(uint32_t));
         pm->bank_gen = 1;
     }
     return pm->bank_gen;
@@ -831,11 +842,13 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
     return 1;
 }
 
-static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
-                       uint64_t d, uint64_t *deg)
+/* The bank-conflict degree of the request's n entries on nb banks (a power
+ * of two, at most bank_slots). */
+static int bank_degree_on(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
+                          uint64_t d, uint64_t nb, uint64_t *deg)
 {
     const unsigned bs = pm->bank_sh;
-    const uint64_t nb = pm->nbanks, bmask = nb - 1, wbytes = (uint64_t)1 << bs;
+    const uint64_t bmask = nb - 1, wbytes = (uint64_t)1 << bs;
     uint64_t ad = (int64_t)d < 0 ? (uint64_t)0 - d : d;
     if (cst) {
         if (ad <= off + 1) { /* contiguous (or the same address): a range of words */
@@ -857,8 +870,8 @@ static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off
      * bank sends us to the exact sort-based count. The per-bank scratch is
      * allocated here: most instructions never need it. */
     if (!pm->bank_stamp) {
-        pm->bank_stamp = calloc(nb, sizeof(uint32_t));
-        pm->bank_word = calloc(nb, sizeof(uint64_t));
+        pm->bank_stamp = calloc(bank_slots(pm), sizeof(uint32_t));
+        pm->bank_word = calloc(bank_slots(pm), sizeof(uint64_t));
         if (!pm->bank_stamp || !pm->bank_word) {
             free(pm->bank_stamp);
             free(pm->bank_word);
@@ -952,6 +965,29 @@ conflict:;
     /* bank_word now holds counts under stamp `gen`; the next request takes
      * a fresh generation, so they are never read as words */
     *deg = best;
+    return 1;
+}
+
+static int bank_degree(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
+                       uint64_t d, uint64_t *deg)
+{
+    return bank_degree_on(pm, a, n, off, cst, d, pm->nbanks, deg);
+}
+
+/* What the request costs under the 1.x rule: the degrees of its half-warps
+ * on PM_CC1X_BANKS banks, summed (a half without lanes costs nothing). */
+static int bank_cycles_cc1x(prof_mem *pm, const prof_mem_request *req, uint64_t off, int cst,
+                            uint64_t d, uint64_t *cycles)
+{
+    const uint32_t n = req->lanes;
+    uint32_t split = 0;
+    while (split < n && lane_id(req, split) < 16)
+        split++;
+    uint64_t lo = 0, hi = 0;
+    if ((split > 0 && !bank_degree_on(pm, req->addrs, split, off, cst, d, PM_CC1X_BANKS, &lo)) ||
+        (split < n && !bank_degree_on(pm, req->addrs + split, n - split, off, cst, d, PM_CC1X_BANKS, &hi)))
+        return 0;
+    *cycles = lo + hi;
     return 1;
 }
 
@@ -1297,6 +1333,7 @@ static void memo_flush(prof_mem *pm, pm_memo *m)
     prof_mem_result *res = &pm->res;
     if (m->space == MB_SPACE_SHARED) {
         add_reserved(pm->d_bank, &res->bank_degree, m->degree, h);
+        add_reserved(pm->d_bank_cc1x, &res->bank_cc1x, m->degree_cc1x, h);
     } else {
         add_reserved(pm->d_sectors, &res->sectors, m->sectors, h);
         add_reserved(pm->d_lines, &res->lines, m->lines, h);
@@ -1616,7 +1653,8 @@ static int memo_adopt(prof_mem *pm, pm_memo *m, const prof_mem_request *req, int
     if (!ok)
         return 0;
     if (m->space == MB_SPACE_SHARED)
-        return count_value(pm->d_bank, &res->bank_degree, m->degree);
+        return count_value(pm->d_bank, &res->bank_degree, m->degree) &&
+               count_value(pm->d_bank_cc1x, &res->bank_cc1x, m->degree_cc1x);
     return count_value(pm->d_sectors, &res->sectors, m->sectors) &&
            count_value(pm->d_lines, &res->lines, m->lines) &&
            count_value(pm->d_cc10, &res->cc10_transactions, m->cc10) &&
@@ -1822,7 +1860,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     const uint64_t ad = neg ? (uint64_t)0 - d : d;
 
     /* sectors and the distinct lines */
-    uint64_t nsec, lfirst = 0, nlines, deg = 0, t10 = 0, t12 = 0;
+    uint64_t nsec, lfirst = 0, nlines, deg = 0, cc1x_cycles = 0, t10 = 0, t12 = 0;
     int line_range = 0;
     const int local_uniform = local && cst && d == 0 && n == 32 && (a[0] & 3) + (bytes > 4 ? 4 : bytes) <= 4;
     if (local_uniform) {
@@ -1891,7 +1929,9 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
                    !bank_degree(pm, a, n, off, cst, d, &deg)) {
             return 0;
         }
-        if (!count_value(pm->d_bank, &res->bank_degree, deg))
+        if (!bank_cycles_cc1x(pm, req, off, cst, d, &cc1x_cycles) ||
+            !count_value(pm->d_bank, &res->bank_degree, deg) ||
+            !count_value(pm->d_bank_cc1x, &res->bank_cc1x, cc1x_cycles))
             return 0;
     } else {
         if (!local)
@@ -1920,6 +1960,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         memo->cc10 = t10;
         memo->cc12 = t12;
         memo->degree = deg;
+        memo->degree_cc1x = cc1x_cycles;
         memo_store(pm, memo, req, mask, cst, d, line_range ? NULL : pm->lines, lfirst, nlines);
         if (memo->valid)
             pm->memo_next[set] = (uint8_t)((way + 1) % PM_MEMO_WAYS);
@@ -1953,12 +1994,14 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     prof_hist_direct_drain(&res->cc10_transactions, pm->d_cc10, PM_DIRECT, 0);
     prof_hist_direct_drain(&res->cc12_transactions, pm->d_cc12, PM_DIRECT, 0);
     prof_hist_direct_drain(&res->bank_degree, pm->d_bank, PM_DIRECT, 0);
+    prof_hist_direct_drain(&res->bank_cc1x, pm->d_bank_cc1x, PM_DIRECT, 0);
     prof_hist_direct_drain(&res->reuse_log2, pm->footprint.reuse, PM_REUSE_BUCKETS, 0);
     prof_hist_sort(&res->sectors);
     prof_hist_sort(&res->lines);
     prof_hist_sort(&res->cc10_transactions);
     prof_hist_sort(&res->cc12_transactions);
     prof_hist_sort(&res->bank_degree);
+    prof_hist_sort(&res->bank_cc1x);
     prof_hist_sort(&res->lane_stride);
     prof_hist_sort(&res->reuse_log2);
     res->footprint_lines = pm->footprint.count;

@@ -111,6 +111,19 @@ static uint64_t bank_one(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t
     return d;
 }
 
+/* The request's cost under the 1.x rule (bank_cycles_cc1x), lanes 0..n-1. */
+static uint64_t cc1x_one(const uint64_t *a, uint32_t n, uint32_t bytes)
+{
+    prof_mem *pm = prof_mem_new(NULL);
+    assert_non_null(pm);
+    add(pm, a, n, bytes, MB_SPACE_SHARED);
+    const prof_mem_result *r = prof_mem_finish(pm);
+    assert_int_equal(r->bank_cc1x.n, 1);
+    uint64_t v = r->bank_cc1x.value[0];
+    prof_mem_free(pm);
+    return v;
+}
+
 static void expect_one(const uint64_t *a, uint32_t n, uint32_t bytes, uint64_t sectors,
                        uint64_t lines, uint64_t cc10, uint64_t cc12)
 {
@@ -460,6 +473,36 @@ static void test_bank_conflicts(void **state)
     for (uint32_t i = 0; i < 32; i++)
         a[i] = 4 * ((i * 7) % 32);
     assert_int_equal(bank_one(a, 32, 4, 32), 1);
+}
+
+/* The 1.x rule: half-warps on 16 banks, their degrees summed. */
+static void test_bank_cycles_cc1x(void **state)
+{
+    (void)state;
+    uint64_t a[32];
+    stride_seq(a, 32, 0, 4); /* words 0..31: each half conflict-free */
+    assert_int_equal(cc1x_one(a, 32, 4), 2);
+    assert_int_equal(cc1x_one(a, 16, 4), 1); /* one half only */
+    stride_seq(a, 32, 0, 8); /* word stride 2: 2-way in each half */
+    assert_int_equal(cc1x_one(a, 32, 4), 4);
+    stride_seq(a, 32, 0, 64); /* words 16 apart: degree 16 on 32 banks, bank 0 of 16 */
+    assert_int_equal(bank_one(a, 32, 4, 32), 16);
+    assert_int_equal(cc1x_one(a, 32, 4), 32);
+    stride_seq(a, 32, 0, 0); /* broadcast */
+    assert_int_equal(cc1x_one(a, 32, 4), 2);
+    /* lane l and l + 16 on the same words 0..15: degree 1, each half 1 */
+    for (uint32_t i = 0; i < 32; i++)
+        a[i] = 4 * (i % 16);
+    assert_int_equal(bank_one(a, 32, 4, 32), 1);
+    assert_int_equal(cc1x_one(a, 32, 4), 2);
+    /* three words of bank 0 in the first half, two of them again in the second */
+    for (uint32_t i = 0; i < 32; i++)
+        a[i] = 4 * i;
+    a[1] = 4 * 32;
+    a[2] = 4 * 64;
+    a[17] = 4 * 32;
+    assert_int_equal(bank_one(a, 32, 4, 32), 3);
+    assert_int_equal(cc1x_one(a, 32, 4), 5); /* 3 + (words 16, 32 on bank 0 of 16) */
 }
 
 /* -------------------------------------------- randomised cross-checks */
@@ -974,13 +1017,14 @@ static void ref_touch(ref_lines *rl, expect_hist *reuse, const uint64_t *a, uint
 static void test_scattered_shared(void **state)
 {
     (void)state;
-    static expect_hist banks, strides, reuse;
+    static expect_hist banks, cc1x, strides, reuse;
     static ref_lines seen;
     static const uint32_t nbanks[] = {32, 16, 64, 8}, words[] = {4, 8};
     uint64_t a[32];
     uint8_t lanes[32];
     for (int iter = 0; iter < 200; iter++) {
         memset(&banks, 0, sizeof(banks));
+        memset(&cc1x, 0, sizeof(cc1x));
         memset(&strides, 0, sizeof(strides));
         memset(&reuse, 0, sizeof(reuse));
         seen.n = 0;
@@ -1008,12 +1052,20 @@ static void test_scattered_shared(void **state)
                                    .space = MB_SPACE_SHARED};
             assert_int_equal(prof_mem_add(pm, &rq), 1);
             expect_add(&banks, ref_bank_words(a, n, bytes, nb, word), 1);
+            uint32_t split = 0; /* the 1.x rule: each half-warp on 16 banks */
+            while (split < n && lanes[split] < 16)
+                split++;
+            expect_add(&cc1x,
+                       (split ? ref_bank_words(a, split, bytes, 16, word) : 0) +
+                           (split < n ? ref_bank_words(a + split, n - split, bytes, 16, word) : 0),
+                       1);
             for (uint32_t i = 1; i < n; i++)
                 expect_add(&strides, a[i] - a[i - 1] + BIAS, 1);
             ref_touch(&seen, &reuse, a, n, bytes, r);
         }
         const prof_mem_result *r = prof_mem_finish(pm);
         expect_equal(&banks, &r->bank_degree);
+        expect_equal(&cc1x, &r->bank_cc1x);
         expect_equal(&strides, &r->lane_stride);
         expect_equal(&reuse, &r->reuse_log2);
         assert_int_equal(r->footprint_lines, seen.n);
@@ -1082,6 +1134,7 @@ static void same_result(const prof_mem_result *x, const prof_mem_result *y)
     same_hist(&x->cc10_transactions, &y->cc10_transactions);
     same_hist(&x->cc12_transactions, &y->cc12_transactions);
     same_hist(&x->bank_degree, &y->bank_degree);
+    same_hist(&x->bank_cc1x, &y->bank_cc1x);
     same_hist(&x->lane_stride, &y->lane_stride);
     same_hist(&x->reuse_log2, &y->reuse_log2);
     assert_int_equal(x->footprint_lines, y->footprint_lines);
@@ -1842,6 +1895,7 @@ int main(void)
         cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
         cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_memo_hit_reuse),
+        cmocka_unit_test(test_bank_cycles_cc1x),
         cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
