@@ -145,6 +145,11 @@ typedef struct quota_win {
     int bits, lo, hi, level0, bank;
 } quota_win;
 
+/* The lanes of a bank quota (clone_quota.c): lane l's words are word l and
+ * row l of bank 0 (the conflicts piled into the first half-warp), or word
+ * and row l mod 16, lane l + 16 moving with lane l (both halves alike). */
+enum { QLAYOUT_PILED = 0, QLAYOUT_HALVES };
+
 typedef struct ctx {
     const mb_sprof *p;
     const mb_sprof_func *f;
@@ -241,6 +246,7 @@ typedef struct ctx {
     int oom;                  /* a lazily created value ran out of memory */
     quota_pos *qpos;          /* PLAN_QUOTA positions: [0] per thread, [1 + l] loop l */
     quota_win qwin[64];
+    int qlayout;               /* QLAYOUT_*: every bank quota's lanes */
     size_t nqwin;
 } ctx;
 

@@ -1592,8 +1592,24 @@ static const char *g_laneid(ctx *c)
     return val_put(c, "key1", r);
 }
 
+/* The lane's index in the bank quotas' layout (c->qlayout): its own word
+ * and its row of bank 0, one more than its rank; the lane, or the lane mod
+ * 16 where both half-warps move alike. */
+static const char *g_brow(ctx *c)
+{
+    if (c->qlayout == QLAYOUT_PILED)
+        return g_laneid(c);
+    const char *r = val_find(c, "brow");
+    if (r)
+        return r;
+    const char *lane = g_laneid(c);
+    r = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 15", r, lane));
+    return val_put(c, "brow", r);
+}
+
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
- * word (lane, bank lane) or its word on bank 0, row lane. */
+ * word (g_brow, on bank g_brow) or its word on bank 0, row g_brow. */
 static const char *g_bword(ctx *c, int array, int pile)
 {
     char key[40];
@@ -1601,18 +1617,14 @@ static const char *g_bword(ctx *c, int array, int pile)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *lane = g_laneid(c);
+    const char *index = g_brow(c);
     int saved = c->cur_block;
     const char *base = array_address(c, array, 0);
     c->cur_block = saved;
     r = cx_reg(c, MB_REG_B32);
-    if (pile) {
-        /* row `lane`: past the array only for lanes whose levels no quota
-         * reaches, which never use it (clone_quota.c) */
-        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 128, %s", r, lane, base));
-    } else {
-        pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
-    }
+    /* a row past the array only for lanes whose levels no quota reaches,
+     * which never use it (clone_quota.c) */
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, index, pile ? 128 : 4, base));
     return val_put(c, key, r);
 }
 
@@ -1664,10 +1676,11 @@ static const char *g_qgj(ctx *c, const memplan *pl)
         return r;
     const quota_win *W = &c->qwin[pl->qwin];
     const quota_pos *P = &c->qpos[pl->qpos];
-    const char *lane = g_laneid(c), *w = g_qwarp(c);
+    /* the field of rank g_brow - 1 */
+    const char *rank1 = g_brow(c), *w = g_qwarp(c);
     const char *start = cx_reg(c, MB_REG_B32), *g = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, lane, W->bits, -W->bits));
+    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, rank1, W->bits, -W->bits));
     /* bfe reads the start's low byte: past it, the field past the table */
     if (W->bits * 30 > 255)
         pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
@@ -1722,9 +1735,9 @@ static const char *g_qshift(ctx *c, int w)
         return r;
     const quota_win *W = &c->qwin[w];
     r = cx_reg(c, MB_REG_B32);
-    if (W->bank) /* bank rank lane - 1: made from the lane in the same mad */
+    if (W->bank) /* bank rank g_brow - 1: made in the same mad */
         pro_add_q(c, "mad.lo.s32",
-                  cx_fmt(c, "%s, %s, %d, %d", r, g_laneid(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
+                  cx_fmt(c, "%s, %s, %d, %d", r, g_brow(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
     else
         pro_add_q(c, "mad.lo.s32",
                   cx_fmt(c, "%s, %s, %d, %d", r, g_qrank(c), -W->bits, (int)cx_quota_shift(W, 0)));
@@ -1765,7 +1778,7 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         return cx_nomem(c);
     const char *x = NULL, *own, *common;
     if (pl->qindex) {
-        own = "128"; /* the lane's scale: row `lane` of bank 0, or word `lane` */
+        own = "128"; /* the lane's scale: row g_brow of bank 0, or word g_brow */
         common = "4";
     } else if (pl->qbank) {
         own = g_bword(c, pl->array, 1); /* selected below the threshold */
@@ -1794,7 +1807,7 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     ADD(q, cmp, "%s, %s, %s", p, x, thr);
     ADD(q, "selp.b32", "%s, %s, %s, %s", a, own, common, p);
     if (pl->qindex) {
-        const char *lane = g_laneid(c), *base = array_address(c, pl->array, 0);
+        const char *lane = g_brow(c), *base = array_address(c, pl->array, 0);
         c->cur_block = block;
         ADD(q, "mad.lo.s32", "%s, %s, %s, %s", a, lane, a, base);
     }

@@ -38,6 +38,7 @@
  * one window of fields holds their variable levels. */
 #include "clone_ctx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ typedef struct qreq {
 typedef struct qacc {
     int mem, block, pos;
     int bank;             /* bank-conflict degrees (else sectors) */
+    int layout;           /* bank: QLAYOUT_* */
     int level0;           /* the level of rank 0 */
     int qmin, qmax;       /* the values a full warp can take */
     const mb_hist *h;     /* the profiled values */
@@ -161,22 +163,78 @@ static uint32_t thr_none(const qacc *A, uint32_t never)
     return A->bank ? 0 : never;
 }
 
+/* Lane l's index in a bank quota's layout (QLAYOUT_*): its own word and
+ * its bank-0 row; its rank is one less (-1: it never moves). */
+static int bank_index(int layout, int l)
+{
+    return layout == QLAYOUT_PILED ? l : l & 15;
+}
+
 /* The bank-conflict degree of a request at position x with lanes `mask`:
- * the distinct words on bank 0 (no other bank holds two). */
+ * the distinct words on bank 0 (no other bank holds two). Lane 0's own word
+ * is row 0 of bank 0; every other lane's own word is alone on its bank. */
 static int realized_bank(const qacc *A, uint32_t x, uint32_t mask)
 {
     uint32_t rows = 0;
     for (int l = 0; l < 32; l++)
         if (mask >> l & 1) {
-            if (l == 0)
-                rows |= 1;
-            else if (lane_new(A, x, l - 1))
-                rows |= UINT32_C(1) << l; /* below qmax: no quota reaches higher lanes */
+            int i = bank_index(A->layout, l);
+            if (i > 0 && lane_new(A, x, i - 1))
+                rows |= UINT32_C(1) << i; /* below qmax: no quota reaches higher lanes */
+            else if (i == 0)
+                rows |= 1; /* its own word, word 0 */
         }
     int n = 0;
     for (; rows; rows &= rows - 1)
         n++;
     return n ? n : mask != 0;
+}
+
+/* What the request costs under the 1.x rule (the profile's
+ * bank_cycles_cc1x): on 16 banks, rows of bank 0 (32 words apart) stay on
+ * bank 0 and own word w goes to bank w mod 16, so in each half-warp bank 0
+ * holds the moved lanes' rows and the own word of a lane 0 or 16 that did
+ * not move (word 0, or lane 16's word 16 when piled), and every other bank
+ * one word. */
+static int realized_cc1x(const qacc *A, uint32_t x, uint32_t mask)
+{
+    int cycles = 0;
+    for (int h = 0; h < 2; h++) {
+        uint32_t half = mask >> (16 * h) & 0xFFFFu;
+        if (!half)
+            continue;
+        uint64_t words = 0; /* bit r: row r; bit 32: word 16 */
+        for (int i = 0; i < 16; i++)
+            if (half >> i & 1) {
+                int l = 16 * h + i, k = bank_index(A->layout, l);
+                if (k > 0 && lane_new(A, x, k - 1))
+                    words |= UINT64_C(1) << k;
+                else if (i == 0)
+                    words |= k == 0 ? 1 : UINT64_C(1) << 32; /* word 0, or word 16 */
+            }
+        int n = 0;
+        for (; words; words &= words - 1)
+            n++;
+        cycles += n ? n : 1;
+    }
+    return cycles;
+}
+
+/* The mean cost under the 1.x rule of A's requests as planned, and the
+ * profile's; 0 when the profile has none. */
+static int cc1x_means(const qacc *A, const mb_hist *h, double *planned, double *profiled)
+{
+    double total = (double)mb_hist_total(h), sum = 0;
+    if (total <= 0 || A->n == 0)
+        return 0;
+    for (size_t i = 0; i < h->n; i++)
+        sum += (double)h->key[i] * (double)h->count[i];
+    *profiled = sum / total;
+    double s = 0;
+    for (size_t k = 0; k < A->n; k++)
+        s += realized_cc1x(A, A->req[k].x, A->req[k].mask);
+    *planned = s / (double)A->n;
+    return 1;
 }
 
 /* The value a request at position x with lanes `mask` takes: local, the
@@ -461,6 +519,51 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
     return MB_OK;
 }
 
+/*
+ * The lane layout of the bank quotas (the same for all, so that their
+ * windows share the lanes' ranks). The full warp's degree is the same in
+ * both (a moved lane l + 16 takes the row of lane l); what differs is the
+ * cost on a machine that serves half-warps on 16 banks (compute capability
+ * 1.x, the simulator's presets): d + 1 for a degree d piled into the first
+ * half, 2d with both halves alike. The layout whose planned costs come
+ * nearest the profiled bank_cycles_cc1x is kept, piled on a tie or without
+ * the statistic; both halves alike needs every degree within 16 rows.
+ */
+static void choose_layout(ctx *c, qacc *acc, size_t nacc)
+{
+    int best = QLAYOUT_PILED, usable = 0;
+    double best_err = 0;
+    for (size_t a = 0; a < nacc && usable >= 0; a++)
+        if (acc[a].bank)
+            usable = acc[a].qmax <= 16 ? 1 : -1;
+    for (int layout = QLAYOUT_PILED; layout <= QLAYOUT_HALVES; layout++) {
+        if (layout != QLAYOUT_PILED && usable <= 0)
+            break;
+        double err = 0;
+        int measured = 0;
+        for (size_t a = 0; a < nacc; a++) {
+            if (!acc[a].bank)
+                continue;
+            acc[a].layout = layout;
+            double planned, profiled;
+            if (cc1x_means(&acc[a], &c->f->mem[acc[a].mem].bank_cycles_cc1x, &planned, &profiled)) {
+                err += fabs(planned - profiled);
+                measured = 1;
+            }
+        }
+        if (!measured)
+            break;
+        if (layout == QLAYOUT_PILED || err < best_err - 1e-9) {
+            best = layout;
+            best_err = err;
+        }
+    }
+    c->qlayout = best;
+    for (size_t a = 0; a < nacc; a++)
+        if (acc[a].bank)
+            acc[a].layout = best;
+}
+
 int32_t cx_quota_shift(const quota_win *W, int rank)
 {
     int32_t s = 64 - W->bits + W->bits * (W->lo - W->level0) - W->bits * rank;
@@ -668,14 +771,16 @@ mb_status cx_plan_quotas(ctx *c)
         }
         P->add = best_add;
     }
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
+        st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
+    if (st == MB_OK)
+        choose_layout(c, q.acc, q.nacc);
     for (size_t a = 0; st == MB_OK && a < q.nacc; a++) {
         uint64_t lanes = 0;
         for (size_t k = 0; k < q.acc[a].n; k++)
             lanes += mb_popcount32(q.acc[a].req[k].mask);
         c->plans[q.acc[a].mem].qindex = q.acc[a].bank && lanes <= c->nthreads;
     }
-    for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
-        st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
     if (st == MB_OK)
         st = plan_windows(c, q.acc, q.nacc);
     for (size_t a = 0; a < q.nacc; a++) {
