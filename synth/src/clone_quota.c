@@ -527,15 +527,21 @@ static mb_status plan_windows(ctx *c, qacc *acc, size_t nacc)
  * 1.x, the simulator's presets): d + 1 for a degree d piled into the first
  * half, 2d with both halves alike. The layout whose planned costs come
  * nearest the profiled bank_cycles_cc1x is kept, piled on a tie or without
- * the statistic; both halves alike needs every degree within 16 rows.
+ * the statistic; both halves alike needs every profiled degree within 16.
  */
 static void choose_layout(ctx *c, qacc *acc, size_t nacc)
 {
     int best = QLAYOUT_PILED, usable = 0;
     double best_err = 0;
+    /* (rows l mod 16 reach degree 16 at most) */
     for (size_t a = 0; a < nacc && usable >= 0; a++)
-        if (acc[a].bank)
-            usable = acc[a].qmax <= 16 ? 1 : -1;
+        if (acc[a].bank) {
+            const mb_hist *h = acc[a].h;
+            int64_t top = 0;
+            for (size_t i = 0; i < h->n; i++)
+                top = h->count[i] && h->key[i] > top ? h->key[i] : top;
+            usable = top <= 16 ? 1 : -1;
+        }
     for (int layout = QLAYOUT_PILED; layout <= QLAYOUT_HALVES; layout++) {
         if (layout != QLAYOUT_PILED && usable <= 0)
             break;
