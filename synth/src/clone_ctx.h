@@ -302,8 +302,10 @@ typedef struct sim_watch {
     uint64_t *activations;
     int ranges;               /* record memplan address ranges */
     uint64_t *calls;          /* count calls made per thread */
-    /* called for every block a thread enters, before its loop counters advance */
-    void (*visit)(ctx *c, void *arg, uint32_t t, int block);
+    /* called for every block a thread enters, before its loop counters
+     * advance; runs[b]: the thread's earlier runs of block b (this one not
+     * yet counted) */
+    void (*visit)(ctx *c, void *arg, uint32_t t, int block, const uint32_t *runs);
     /* called (with visit_arg) before a thread's first block, and after the
      * last thread of a warp (kf >> 5; a warp's threads are consecutive) */
     void (*thread_begin)(ctx *c, void *arg, uint32_t t);

@@ -73,7 +73,6 @@ typedef struct qrun {
     size_t nacc;
     uint32_t warps;
     uint32_t *latches;    /* per loop: iterations the current thread finished */
-    uint32_t *runs;       /* per block: the current thread's runs of it */
     mb_status st;
 } qrun;
 
@@ -108,10 +107,9 @@ static void thread_begin(ctx *c, void *arg, uint32_t t)
     qrun *q = arg;
     (void)t;
     memset(q->latches, 0, (c->nloops + 1) * sizeof(uint32_t));
-    memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
 }
 
-static void visit(ctx *c, void *arg, uint32_t t, int block)
+static void visit(ctx *c, void *arg, uint32_t t, int block, const uint32_t *runs)
 {
     qrun *q = arg;
     if (q->st != MB_OK)
@@ -133,12 +131,11 @@ static void visit(ctx *c, void *arg, uint32_t t, int block)
             A->nj = j + 1;
         }
         if (!A->mask_by_j[j])
-            A->runs_by_j[j] = q->runs[block];
-        else if (A->runs_by_j[j] != q->runs[block])
+            A->runs_by_j[j] = runs[block];
+        else if (A->runs_by_j[j] != runs[block])
             A->mixed = 1;
         A->mask_by_j[j] |= UINT32_C(1) << lane;
     }
-    q->runs[block]++;
     for (size_t l = 0; l < c->nloops; l++)
         if (c->latch[l][block])
             q->latches[l]++;
@@ -589,11 +586,10 @@ mb_status cx_plan_quotas(ctx *c)
     memset(&q, 0, sizeof q);
     q.acc = calloc(nacc, sizeof(qacc));
     q.latches = calloc(c->nloops + 1, sizeof(uint32_t));
-    q.runs = calloc(c->nb + 1, sizeof(uint32_t));
     uint64_t *nidx = calloc(c->nloops + 1, sizeof(uint64_t));
     double *ecount = malloc((c->nb + 1) * sizeof(double));
     mb_status st = MB_OK;
-    if (!c->qpos || !q.acc || !q.latches || !q.runs || !ecount || !nidx)
+    if (!c->qpos || !q.acc || !q.latches || !ecount || !nidx)
         st = cx_nomem(c);
     else
         memset(c->qpos, 0, (c->nloops + 1) * sizeof(quota_pos));
@@ -796,7 +792,6 @@ mb_status cx_plan_quotas(ctx *c)
     }
     free(q.acc);
     free(q.latches);
-    free(q.runs);
     free(nidx);
     free(ecount);
     return st;

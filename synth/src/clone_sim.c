@@ -32,8 +32,12 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
 {
     const mb_clone_model *m = c->m;
     uint32_t *iter = calloc(c->nloops + 1, sizeof(uint32_t));
-    if (!iter)
+    uint32_t *runs = w && w->visit ? calloc(c->nb + 1, sizeof(uint32_t)) : NULL;
+    if (!iter || (w && w->visit && !runs)) {
+        free(iter);
+        free(runs);
         return cx_nomem(c);
+    }
     memset(ecount, 0, c->nb * sizeof(double));
     uint64_t total = 0;
     mb_status st = MB_OK;
@@ -50,6 +54,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
         have_warp = 1;
         if (w && w->thread_begin)
             w->thread_begin(c, w->visit_arg, t);
+        if (runs)
+            memset(runs, 0, (c->nb + 1) * sizeof(uint32_t));
         memset(iter, 0, (c->nloops + 1) * sizeof(uint32_t));
         int b = 0, prev = -1;
         while (b >= 0) {
@@ -66,8 +72,10 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
             const blk *B = &c->b[b];
             if (w && w->calls)
                 w->calls[t] += (uint64_t)wt * B->ncalls;
-            if (w && w->visit)
-                w->visit(c, w->visit_arg, t, b);
+            if (runs) {
+                w->visit(c, w->visit_arg, t, b, runs);
+                runs[b]++;
+            }
             if (w && w->ranges)
                 for (size_t i = 0; i < c->f->nmem; i++) {
                     memplan *pl = &c->plans[i];
@@ -148,6 +156,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
     if (st == MB_OK && w && w->warp_end && have_warp)
         w->warp_end(c, w->visit_arg, warp);
     free(iter);
+    free(runs);
     return st;
 }
 

@@ -40,7 +40,6 @@ typedef struct sacc {
 typedef struct srun {
     sacc *acc;
     size_t nacc;
-    uint32_t *runs;             /* per block: the current thread's runs of it */
     mb_status st;
 } srun;
 
@@ -69,30 +68,22 @@ static void flush_warp(ctx *c, void *arg, uint32_t warp)
     }
 }
 
-static void thread_begin(ctx *c, void *arg, uint32_t t)
-{
-    srun *q = arg;
-    (void)t;
-    memset(q->runs, 0, (c->nb + 1) * sizeof(uint32_t));
-}
-
 /* A block runs with the warp's other lanes in the same iteration of its
  * innermost loop: a thread's k-th run of that loop's header (all its runs,
  * every activation) pairs with the other lanes' k-th, whichever iterations
  * each lane skipped the block in (a wavefront's lane t reaches it first at
  * iteration t). Outside loops, a thread's k-th run of the block pairs with
  * the other lanes' k-th. */
-static void visit(ctx *c, void *arg, uint32_t t, int block)
+static void visit(ctx *c, void *arg, uint32_t t, int block, const uint32_t *runs)
 {
     srun *q = arg;
     if (q->st != MB_OK)
         return;
     const uint32_t lane = c->kf[t] & 31;
-    q->runs[block]++;
     const int l = cx_block_loop(c, block);
     const int h = l >= 0 ? c->f->loops[l].header : block;
-    /* (a natural loop's header dominates its body: runs[h] >= 1) */
-    const size_t k = q->runs[q->runs[h] ? h : block] - 1;
+    /* (a natural loop's header dominates its body: counted already) */
+    const size_t k = h != block && runs[h] ? runs[h] - 1 : runs[block];
     for (size_t a = 0; a < q->nacc; a++) {
         sacc *A = &q->acc[a];
         if (A->block != block)
@@ -231,9 +222,8 @@ mb_status cx_plan_spreads(ctx *c)
     srun q;
     memset(&q, 0, sizeof q);
     q.acc = calloc(nacc, sizeof(sacc));
-    q.runs = calloc(c->nb + 1, sizeof(uint32_t));
     double *ecount = malloc((c->nb + 1) * sizeof(double));
-    mb_status st = q.acc && q.runs && ecount ? MB_OK : cx_nomem(c);
+    mb_status st = q.acc && ecount ? MB_OK : cx_nomem(c);
     for (size_t i = 0; st == MB_OK && i < c->f->nmem; i++) {
         const memplan *pl = &c->plans[i];
         const mb_sprof_mem *mm = &c->f->mem[i];
@@ -248,7 +238,6 @@ mb_status cx_plan_spreads(ctx *c)
         memset(&w, 0, sizeof w);
         w.branch_block = w.loop = -1;
         w.visit = visit;
-        w.thread_begin = thread_begin;
         w.warp_end = flush_warp;
         w.visit_arg = &q;
         st = cx_simulate(c, &w, ecount);
@@ -262,7 +251,6 @@ mb_status cx_plan_spreads(ctx *c)
         free(q.acc[a].req);
     }
     free(q.acc);
-    free(q.runs);
     free(ecount);
     return st;
 }
