@@ -356,6 +356,7 @@ static mb_status issue(mb_sim *s, sim_sm *sm, uint32_t slot, int unit)
         return st;
     uint64_t now = s->now;
     s->stats.warp_insts++;
+    s->stats.unit_warp_insts[si->unit]++;
     s->stats.thread_insts += (uint64_t)mb_popcount32(ev.active);
     if (si->kind == KIND_MEM) {
         uint32_t busy = sim_mem_issue(s, sm, slot, si, &ev);

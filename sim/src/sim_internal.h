@@ -59,7 +59,14 @@ mb_status sim_config_derive(const mb_sim_config *cfg, sim_derived *d, const char
 /* ------------------------------------------------------ static insns */
 
 /* Timing side of one static instruction (one per executor code index). */
-enum { UNIT_SP, UNIT_SFU, UNIT_DP, UNIT_INT, UNIT_MEM, UNIT_N };
+enum {
+    UNIT_SP = MB_SIM_UNIT_SP,
+    UNIT_SFU = MB_SIM_UNIT_SFU,
+    UNIT_DP = MB_SIM_UNIT_DP,
+    UNIT_INT = MB_SIM_UNIT_INT,
+    UNIT_MEM = MB_SIM_UNIT_MEM,
+    UNIT_N = MB_SIM_UNIT_COUNT
+};
 enum { KIND_ALU, KIND_MEM, KIND_BAR, KIND_CTRL };
 enum { SIM_MAX_SRC = 12, SIM_MAX_DST = 4 };
 

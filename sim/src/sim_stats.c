@@ -54,6 +54,20 @@ static size_t collect(const mb_sim *s, stat_row *rows, size_t max)
     INT_ROW("gpu_sim_ctas", t->ctas);
     REAL_ROW("gpu_occupancy", ratio(t->warp_cycles, t->sm_cycles * (t->max_warps_per_sm ? t->max_warps_per_sm : 1)));
     REAL_ROW("simd_efficiency", ratio(t->thread_insts, t->warp_insts * 32));
+    static const char *const unit_rows[] = {
+#define MB_SIM_UNIT_ROW(e, name) name "_warp_insn",
+        MB_SIM_UNITS(MB_SIM_UNIT_ROW)
+#undef MB_SIM_UNIT_ROW
+    };
+    static const char *const unit_share_rows[] = {
+#define MB_SIM_UNIT_SHARE(e, name) name "_warp_insn_share",
+        MB_SIM_UNITS(MB_SIM_UNIT_SHARE)
+#undef MB_SIM_UNIT_SHARE
+    };
+    for (int u = 0; u < MB_SIM_UNIT_COUNT; u++)
+        INT_ROW(unit_rows[u], t->unit_warp_insts[u]);
+    for (int u = 0; u < MB_SIM_UNIT_COUNT; u++)
+        REAL_ROW(unit_share_rows[u], ratio(t->unit_warp_insts[u], t->warp_insts));
     INT_ROW("gmem_insn", t->gmem_insts);
     INT_ROW("gmem_transactions", t->gmem_transactions);
     REAL_ROW("gmem_transactions_per_request", ratio(t->gmem_transactions, t->gmem_insts));

@@ -49,6 +49,19 @@ static void test_dependent_chain(void **state)
         check_cpi_stack(&r, 1);
         /* the chain's waits are compute dependences */
         assert_true(mb_sim_get_stats(r.sim)->stall[MB_SIM_STALL_COMPUTE] >= 63ull * (lats[i] - 1));
+        /* per unit class: the 64 adds on the SPs; ld.param and st on the memory
+         * unit; the moves (a move is not arithmetic), mul.wide, add.s64 and ret
+         * in the integer class */
+        const mb_sim_stats *st = mb_sim_get_stats(r.sim);
+        assert_int_equal(st->unit_warp_insts[MB_SIM_UNIT_SP], 64);
+        assert_int_equal(st->unit_warp_insts[MB_SIM_UNIT_MEM], 2);
+        assert_int_equal(st->unit_warp_insts[MB_SIM_UNIT_INT], 6);
+        assert_int_equal(st->unit_warp_insts[MB_SIM_UNIT_SFU] + st->unit_warp_insts[MB_SIM_UNIT_DP], 0);
+        assert_int_equal(st->warp_insts, 72);
+        double share;
+        mb_error err;
+        assert_int_equal(mb_sim_stat_value(r.sim, "sp_warp_insn_share", &share, &err), MB_OK);
+        assert_true(share == 64.0 / 72.0);
         sim_run_close(&r);
     }
 }

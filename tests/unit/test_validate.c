@@ -205,6 +205,47 @@ static void test_suite_vecadd(void **state)
     remove_tree(root);
 }
 
+/* nbody_f64's loop is two thirds DP instructions; at max it runs once and the
+ * clone's integer set-up outweighs it: the diagnosis names the mix, which the
+ * R = 1 clone keeps. */
+static void test_diagnosis_names_mix(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/mb_validate_XXXXXX";
+    char *root = mkdtemp(tmpl);
+    assert_non_null(root);
+    char suite[300], out[300];
+    snprintf(suite, sizeof(suite), "%s/examples", root);
+    snprintf(out, sizeof(out), "%s/report", root);
+    const char *const names[] = {"nbody_f64"};
+    make_suite(suite, names, 1);
+    mb_validate_options o = options();
+    o.nconfigs = 1;
+    mb_validate_suite *s = NULL;
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_validate_suite_run(suite, &o, out, &s, &err), MB_OK);
+    const mb_validate_report *rep = s->entries[0].report;
+    assert_non_null(rep);
+    const double dp = rep->original[0].value[MB_VM_MIX_DP];
+    assert_true(dp > 0.6 && dp < 0.75);
+    const mb_validate_row *one = mb_validate_row_at(rep, 0, 0), *max = mb_validate_row_at(rep, 0, 1);
+    assert_true(fabs(one->clone.value[MB_VM_MIX_DP] - dp) < 0.03);
+    assert_true(one->first_diverged != MB_VM_MIX_DP);
+    assert_true(max->clone.value[MB_VM_MIX_DP] < dp - 0.2);
+    assert_int_equal(max->first_diverged, MB_VM_MIX_DP);
+    double shares = 0;
+    for (int m = MB_VM_MIX_SP; m <= MB_VM_MIX_MEM; m++)
+        shares += max->clone.value[m];
+    assert_true(fabs(shares - 1) < 1e-6);
+    mb_buf text = MB_BUF_INIT;
+    mb_validate_text(rep, &text);
+    assert_non_null(strstr(text.data, "instruction mix"));
+    mb_buf_free(&text);
+    mb_validate_suite_free(s);
+    remove_tree(root);
+}
+
 /* A copy of vecadd's profile in `dir` with index.json `index` (NULL: none). */
 static void make_profile(const char *dir, const char *from, const char *index)
 {
@@ -318,7 +359,9 @@ static void test_sample_from_json(void **state)
                       "{\"stats\": {\"gpu_sim_cycle\": 100, \"gpu_sim_insn\": 3200, \"gpu_ipc\": 32.0, "
                       "\"simd_efficiency\": 1.0, \"gmem_transactions_per_request\": 4.0, "
                       "\"shmem_bank_conflicts_per_request\": 0.5, \"L1D_total_cache_miss_rate\": 0.25, "
-                      "\"L2_total_cache_miss_rate\": 0.125");
+                      "\"L2_total_cache_miss_rate\": 0.125, \"sp_warp_insn_share\": 0.5, "
+                      "\"sfu_warp_insn_share\": 0, \"dp_warp_insn_share\": 0, "
+                      "\"int_warp_insn_share\": 0.375, \"mem_warp_insn_share\": 0.125");
     size_t keep = doc.len;
     mb_buf_puts(&doc, ", \"dram_bandwidth_utilization\": 0.1, \"stall_fraction_compute_dep\": 0.2}}}");
     assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", "k", &s, &err), MB_OK);
@@ -326,6 +369,7 @@ static void test_sample_from_json(void **state)
     assert_int_equal(s.thread_insts, 3200);
     assert_true(s.value[MB_VM_IPC] == 32.0 && s.value[MB_VM_L2_MISS] == 0.125);
     assert_true(s.value[MB_VM_DEP] == 0.2 && s.seconds == 0.25);
+    assert_true(s.value[MB_VM_MIX_SP] == 0.5 && s.value[MB_VM_MIX_INT] == 0.375);
     /* another kernel ran */
     assert_int_equal(mb_validate_sample_from_json(doc.data, doc.len, "s.json", "other", &s, &err),
                      MB_ERR_INVALID);
@@ -364,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_sample_from_json),
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test(test_suite_vecadd),
+        cmocka_unit_test(test_diagnosis_names_mix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

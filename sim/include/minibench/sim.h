@@ -77,11 +77,28 @@ typedef enum mb_sim_stall {
 
 const char *mb_sim_stall_name(mb_sim_stall s);
 
+/** The functional-unit classes a warp instruction issues to (docs/sim.md): an
+ * instruction counts in its class even when another unit kind serves it. */
+#define MB_SIM_UNITS(X)                                                                            \
+    X(SP, "sp")                                                                                    \
+    X(SFU, "sfu")                                                                                  \
+    X(DP, "dp")                                                                                    \
+    X(INT, "int")                                                                                  \
+    X(MEM, "mem")
+
+typedef enum mb_sim_unit {
+#define MB_SIM_UNIT_ENUM(e, name) MB_SIM_UNIT_##e,
+    MB_SIM_UNITS(MB_SIM_UNIT_ENUM)
+#undef MB_SIM_UNIT_ENUM
+    MB_SIM_UNIT_COUNT
+} mb_sim_unit;
+
 /** Totals over every simulated launch. */
 typedef struct mb_sim_stats {
     uint64_t cycles;           /**< gpu_sim_cycle: core cycles */
     uint64_t thread_insts;     /**< gpu_sim_insn: SIMT-active lanes summed over warp instructions */
     uint64_t warp_insts;
+    uint64_t unit_warp_insts[MB_SIM_UNIT_COUNT]; /**< warp instructions per unit class */
     uint64_t launches, ctas;
     uint64_t stall[MB_SIM_STALL_COUNT]; /**< scheduler-cycles per category, all schedulers */
     uint64_t warp_cycles;      /**< sum over cycles and SMs of resident warps (occupancy) */

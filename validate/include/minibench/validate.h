@@ -32,6 +32,16 @@ extern "C" {
 #define MB_VALIDATE_METRICS(X)                                                                     \
     X(IPC, "ipc", "IPC", "gpu_ipc", REL, 0.03, NULL)                                               \
     X(SIMD, "simd_efficiency", "SIMD efficiency", "simd_efficiency", ABS, 0.02, "divergence")      \
+    X(MIX_SP, "sp_share", "SP instruction share", "sp_warp_insn_share", ABS, 0.03,                \
+      "instruction mix")                                                                           \
+    X(MIX_SFU, "sfu_share", "SFU instruction share", "sfu_warp_insn_share", ABS, 0.03,            \
+      "instruction mix")                                                                           \
+    X(MIX_DP, "dp_share", "DP instruction share", "dp_warp_insn_share", ABS, 0.03,                \
+      "instruction mix")                                                                           \
+    X(MIX_INT, "int_share", "INT instruction share", "int_warp_insn_share", ABS, 0.03,            \
+      "instruction mix")                                                                           \
+    X(MIX_MEM, "mem_share", "memory instruction share", "mem_warp_insn_share", ABS, 0.03,         \
+      "instruction mix")                                                                           \
     X(TPR, "transactions_per_request", "transactions/request", "gmem_transactions_per_request",   \
       REL, 0.05, "coalescing")                                                                     \
     X(BANK, "bank_conflicts_per_request", "bank conflicts/request",                               \
