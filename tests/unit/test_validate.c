@@ -240,8 +240,26 @@ static void test_diagnosis_names_mix(void **state)
     assert_true(fabs(shares - 1) < 1e-6);
     mb_buf text = MB_BUF_INIT;
     mb_validate_text(rep, &text);
-    assert_non_null(strstr(text.data, "instruction mix"));
+    assert_non_null(strstr(text.data, "instruction mix: DP instruction share 0.6"));
     mb_buf_free(&text);
+    mb_validate_suite_text(s, &text);
+    assert_non_null(strstr(text.data, "instruction mix: DP instruction share 0.6"));
+    mb_buf_free(&text);
+    /* validate.json names the statistic beside the cause */
+    assert_int_equal(mb_validate_suite_write(s, out, &err), MB_OK);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/nbody_f64/validate.json", out);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    json_t *rows = json_object_get(doc, "rows");
+    assert_int_equal(json_array_size(rows), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1),
+                                                          "first_divergence_statistic")),
+                        "dp_share");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1), "first_divergence")),
+                        "instruction mix");
+    json_decref(doc);
     mb_validate_suite_free(s);
     remove_tree(root);
 }

@@ -31,6 +31,13 @@ int vmetric_diverged(mb_validate_metric m, double original, double clone);
 
 /** What diverged first: a cause ("coalescing"), "instruction count" or "none". */
 const char *vcause_name(int first_diverged);
+/**
+ * The cause with the statistic and both values, for reading:
+ * "instruction mix: DP instruction share 0.670 -> 0.338", or the bare cause
+ * when nothing diverged.
+ */
+void vcause_detail(const mb_validate_sample *original, const mb_validate_row *row, char *buf,
+                   size_t size);
 
 /** "1", "8", "max": a reduction factor's label. */
 void vreduction_label(double r, char *buf, size_t size);

@@ -77,10 +77,11 @@ void mb_validate_text(const mb_validate_report *rep, mb_buf *out)
             mb_buf_printf(out, "%-10s %4s %10.3f %10.3f ", rep->configs[c], label,
                           rep->original[c].value[MB_VM_IPC], row->clone.value[MB_VM_IPC]);
             percent(out, row->rel_error[MB_VM_IPC]);
+            char cause[160];
+            vcause_detail(&rep->original[c], row, cause, sizeof(cause));
             mb_buf_printf(out, " %10llu %8.2fx %10.2f %6s  %s\n",
                           (unsigned long long)rep->original[c].thread_insts, row->speedup,
-                          row->inst_ratio, rep->trend_kept[r] ? "kept" : "LOST",
-                          vcause_name(row->first_diverged));
+                          row->inst_ratio, rep->trend_kept[r] ? "kept" : "LOST", cause);
         }
     }
     mb_buf_printf(out, "\nstatistics, original -> clone (relative error):\n%-10s %4s", "config", "R");
@@ -205,6 +206,12 @@ json_t *vreport_json(const mb_validate_report *rep)
             json_object_set_new(o, "speedup", vjson_number(row->speedup));
             json_object_set_new(o, "inst_ratio", vjson_number(row->inst_ratio));
             json_object_set_new(o, "first_divergence", json_string(vcause_name(row->first_diverged)));
+            const int m = row->first_diverged;
+            json_object_set_new(o, "first_divergence_statistic",
+                                m >= 0 && m < MB_VM_COUNT
+                                    ? json_string(mb_validate_metric_name((mb_validate_metric)m))
+                                : m == MB_VALIDATE_INSTS_DIVERGED ? json_string("thread_insts")
+                                                                  : json_null());
             json_array_append_new(rows, o);
         }
     }

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,21 @@ const char *vcause_name(int first_diverged)
     if (first_diverged < 0 || first_diverged >= MB_VM_COUNT || !metrics[first_diverged].cause)
         return "none";
     return metrics[first_diverged].cause;
+}
+
+void vcause_detail(const mb_validate_sample *original, const mb_validate_row *row, char *buf,
+                   size_t size)
+{
+    const int m = row->first_diverged;
+    if (m == MB_VALIDATE_INSTS_DIVERGED)
+        snprintf(buf, size, "%s: %llu -> %llu thread instructions", vcause_name(m),
+                 (unsigned long long)original->thread_insts,
+                 (unsigned long long)row->clone.thread_insts);
+    else if (m >= 0 && m < MB_VM_COUNT && metrics[m].cause)
+        snprintf(buf, size, "%s: %s %.3f -> %.3f", metrics[m].cause, metrics[m].label,
+                 original->value[m], row->clone.value[m]);
+    else
+        snprintf(buf, size, "%s", vcause_name(m));
 }
 
 int vmetric_diverged(mb_validate_metric m, double original, double clone)

@@ -85,11 +85,12 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
         char label[32];
         vreduction_label(e->report->reductions[h.reduction], label, sizeof(label));
         const mb_validate_row *worst = mb_validate_row_at(e->report, (size_t)h.worst_config, h.reduction);
+        char cause[160];
+        vcause_detail(&e->report->original[h.worst_config], worst, cause, sizeof(cause));
         mb_buf_printf(out, "%-18s %-5s %4s %8.2f%% %8.2f%% %-8s %8.2fx %10.2f %6s  %s\n", e->name,
                       e->report->has_loops ? "yes" : "no", label, 100 * h.mean_abs_ipc_error,
                       100 * h.max_abs_ipc_error, e->report->configs[h.worst_config], h.hmean_speedup,
-                      h.inst_ratio, trend_kept_everywhere(e->report) ? "kept" : "LOST",
-                      vcause_name(worst->first_diverged));
+                      h.inst_ratio, trend_kept_everywhere(e->report) ? "kept" : "LOST", cause);
     }
     suite_means m;
     mb_error ignored;
