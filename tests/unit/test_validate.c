@@ -91,6 +91,19 @@ static void make_suite(const char *root, const char *const *names, size_t n)
     }
 }
 
+/* A fresh directory from `tmpl` (returned) holding a suite of the named
+ * examples in suite (root/examples); out is root/report, for the reports.
+ * suite and out hold 300 bytes. */
+static char *make_root(char *tmpl, const char *const *names, size_t n, char *suite, char *out)
+{
+    char *root = mkdtemp(tmpl);
+    assert_non_null(root);
+    snprintf(suite, 300, "%s/examples", root);
+    snprintf(out, 300, "%s/report", root);
+    make_suite(suite, names, n);
+    return root;
+}
+
 static void remove_tree(const char *dir)
 {
     char cmd[600];
@@ -103,13 +116,9 @@ static void test_suite_vecadd(void **state)
 {
     (void)state;
     char tmpl[] = "/tmp/mb_validate_XXXXXX";
-    char *root = mkdtemp(tmpl);
-    assert_non_null(root);
     char suite[300], out[300], path[700];
-    snprintf(suite, sizeof(suite), "%s/examples", root);
-    snprintf(out, sizeof(out), "%s/report", root);
     const char *const names[] = {"vecadd", "devfunc"};
-    make_suite(suite, names, 2);
+    char *root = make_root(tmpl, names, 2, suite, out);
     mb_validate_options o = options();
     mb_validate_suite *s = NULL;
     mb_error err;
@@ -212,13 +221,9 @@ static void test_diagnosis_names_mix(void **state)
 {
     (void)state;
     char tmpl[] = "/tmp/mb_validate_XXXXXX";
-    char *root = mkdtemp(tmpl);
-    assert_non_null(root);
     char suite[300], out[300];
-    snprintf(suite, sizeof(suite), "%s/examples", root);
-    snprintf(out, sizeof(out), "%s/report", root);
     const char *const names[] = {"nbody_f64"};
-    make_suite(suite, names, 1);
+    char *root = make_root(tmpl, names, 1, suite, out);
     mb_validate_options o = options();
     o.nconfigs = 1;
     mb_validate_suite *s = NULL;
@@ -295,13 +300,9 @@ static void test_profile_errors(void **state)
 {
     (void)state;
     char tmpl[] = "/tmp/mb_validate_XXXXXX";
-    char *root = mkdtemp(tmpl);
-    assert_non_null(root);
     char suite[300], out[300], prefix[700], dir[600], path[700], ptx[600], manifest[600], from[600];
-    snprintf(suite, sizeof(suite), "%s/examples", root);
-    snprintf(out, sizeof(out), "%s/report", root);
     const char *const names[] = {"vecadd"};
-    make_suite(suite, names, 1);
+    char *root = make_root(tmpl, names, 1, suite, out);
     mb_validate_options o = options();
     o.nreductions = 1;
     o.nconfigs = 1;
