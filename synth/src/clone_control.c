@@ -326,7 +326,9 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
         uint32_t v = (trip + (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle) / c->reduce_num;
         return v ? v : 1;
     }
-    uint32_t key = l->outer >= 0 ? iter[l->outer] : cx_key(c, t, l->lane_period);
+    uint32_t key = l->outer >= 0 ? iter[l->outer]
+                   : l->reversed ? cx_rev_key(c, t, 1)
+                                 : cx_key(c, t, l->lane_period);
     if (l->span)
         return trip + (uint32_t)(((uint64_t)key * l->span) >> l->shift);
     for (size_t j = 1; j < l->ntrips; j++)
@@ -657,6 +659,7 @@ mb_status cx_classify(ctx *c)
         cl->iter_stride = (uint32_t)(c->reduce_num && c->reduce_num < shortest ? c->reduce_num
                                      : shortest > UINT32_MAX                   ? UINT32_MAX
                                      : shortest ? shortest : 1);
+        cl->reversed = 0;
         cl->lane_period = lane_period(c,
                                       sl->warp_activations ? (double)sl->warp_activations_differing /
                                                                  (double)sl->warp_activations

@@ -2538,7 +2538,7 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         return MB_OK;
     }
     if (!key && (cl->span || cl->ntrips > 1))
-        key = g_key(c, cl->lane_period);
+        key = cl->reversed ? g_rkey(c, 0) : g_key(c, cl->lane_period);
     if (cl->span) {
         const char *t = cx_reg(c, MB_REG_B32);
         ADD(s, "mul.lo.s32", "%s, %s, %u", t, key, cl->span);
@@ -2674,7 +2674,9 @@ static void plan_wants(ctx *c, const int *share, const int *place)
         const mb_clone_loop *cl = &c->m->loops[l];
         if (!cx_trip_register(c, (int)l) || (int)l == c->arg_trip_loop)
             continue;
-        if (cl->lane_period)
+        if (cl->reversed)
+            snprintf(key, sizeof key, "rkey");
+        else if (cl->lane_period)
             snprintf(key, sizeof key, "key%u", cl->lane_period);
         else
             snprintf(key, sizeof key, cl->cycle && cl->cycle_in_cta ? "ltid" : "gtid");

@@ -598,7 +598,7 @@ static mb_status place_trips(ctx *c, int l, const trip_weight *g, size_t n,
 {
     mb_clone_loop *cl = &c->m->loops[l];
     size_t nk = 0;
-    keyed *k = by_key(c, activations, cx_key, cl->lane_period, &nk);
+    keyed *k = by_key(c, activations, cl->reversed ? cx_rev_key : cx_key, cl->lane_period, &nk);
     if (!k)
         return cx_nomem(c);
     double acts = 0, share = 0, total = 0;
@@ -790,6 +790,18 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
                 best_err = err;
                 best = p;
             }
+        }
+        /* the reversed key puts a small share's lanes one to a warp in some
+         * of the warps: between a period of one (in every warp) and two */
+        cl->lane_period = 1;
+        cl->reversed = 1;
+        if (st == MB_OK)
+            st = place_trips(c, l, g, n, w.activations);
+        if (st == MB_OK && fabs(exit_divergence(c, l, w.activations) - target) < best_err - 1e-9) {
+            best_err = 0;
+            best = 1;
+        } else {
+            cl->reversed = 0;
         }
         cl->lane_period = best;
         if (st == MB_OK)

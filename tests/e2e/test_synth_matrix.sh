@@ -18,7 +18,8 @@
 # 4% (set-up made once, in fillers where they are free); tid_loop's and
 # devfunc's clones read their loaded value in a later block, tid_loop's
 # loop branch still diverges at R = 8 and max, and devfunc's digit loop
-# diverges within 4.5 points of the original at every R. The other statistics are
+# diverges within tolerance at R = 1 and within 4.5 points of the original at
+# the other R. The other statistics are
 # printed for docs/results.md.
 source "$(dirname "$0")/lib.sh"
 [ -n "$PTXAS" ] || echo "ptxas not found: the ptxas checks are skipped"
@@ -138,18 +139,21 @@ PY
         awk -v d="$diff" -v l="$lim" 'BEGIN { d += 0; exit !(d <= l && d >= -l) }' && pass ||
           fail "$name R=$R: the tree step's divergence is off by ${diff:-missing} (at most $lim)" ;;
     esac
-    # devfunc's digit loop mixes 7 to 10 trips in every warp: the lane key's
-    # period is the one whose exit divergence, as the clone's warps run it,
-    # is nearest the original's (5.9 and 8.1 points off with the period from
-    # the boundary count alone; 4.1 and 4.4 now)
+    # devfunc's digit loop mixes 7 to 10 trips in every warp: the lane key
+    # (a period, or bit-reversed) is the one whose exit divergence, as the
+    # clone's warps run it, is nearest the original's (5.9 and 8.1 points off
+    # with the period from the boundary count alone; at R = 1 the reversed
+    # key is within tolerance, at the others 4.1 and 4.4 points)
     case "$name" in
       devfunc)
         off=$(sed -n '/^check/,$p' "$TMP/cmp" | grep -oE 'digit_sumjj, branch .*\(([+-][0-9.]+) points' |
           grep -oE '[+-][0-9.]+ points' | awk '{print $1}')
         # (no deviation read: within tolerance, unless the branch is listed in another form)
         if [ -z "$off" ] && sed -n '/^check/,$p' "$TMP/cmp" | grep -q 'digit_sumjj, branch'; then off=unreadable; fi
-        awk -v d="${off:-0}" 'BEGIN { if (d !~ /^[+-]?[0-9.]+$/) exit 1; d += 0; exit !(d <= 4.5 && d >= -4.5) }' && pass ||
-          fail "$name R=$R: the digit loop's divergence is off by $off points (at most 4.5)" ;;
+        lim=4.5
+        [ "$R" = 1 ] && lim=0
+        awk -v d="${off:-0}" -v l="$lim" 'BEGIN { if (d !~ /^[+-]?[0-9.]+$/) exit 1; d += 0; exit !(d <= l && d >= -l) }' && pass ||
+          fail "$name R=$R: the digit loop's divergence is off by $off points (at most $lim beyond tolerance)" ;;
     esac
     # per-request quotas of non-affine local accesses: local_array's sectors-per-request
     # distributions are the original's at R = 1 and 2; at 8 and max (32 requests an

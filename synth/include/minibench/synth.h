@@ -310,6 +310,9 @@ typedef struct mb_clone_loop {
     uint32_t *trip;        /**< trip values (reduced), ascending thresholds below */
     uint32_t *trip_from;   /**< trip[j] applies to threads with key >= trip_from[j] */
     uint32_t lane_period;
+    int reversed;          /**< the thresholds compare the bit-reversed key (cx_rev_key): a
+                                small share's lanes are spread one to a warp over some warps,
+                                not packed into a few lanes of every warp or of one in P */
     uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
     uint32_t shift;
     uint32_t cycle;        /**< > 0: trip = max(1, (trip[0] + i mod cycle) / R), i the thread
