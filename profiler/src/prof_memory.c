@@ -243,6 +243,13 @@ static inline uint32_t half_end(const prof_mem_request *req, uint32_t b, uint32_
         e = b + (16 - (b & 15));
         return e < n ? e : n;
     }
+    if (req->lane_mask) { /* entries ascend by lane: count the rest of b's half */
+        const uint32_t lane = lane_id(req, b);
+        if (lane >= 16)
+            return n;
+        e = b + (uint32_t)mb_popcount32(req->lane_mask & 0xffffu & (UINT32_MAX << lane));
+        return e < n ? e : n;
+    }
     uint32_t stop = (lane_id(req, b) | 15) + 1;
     for (e = b + 1; e < n && e - b < 16 && lane_id(req, e) < stop; e++)
         ; /* (at most 16 entries even if lane_index were not ascending) */
@@ -709,7 +716,7 @@ static uint64_t cc10_half(const prof_mem_request *req, const uint64_t *a, uint32
 /* glo: the request's lowest segment when all its segments lie within 64
  * of it (UINT64_MAX: unknown), so the half-warp needs no range pass. */
 static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned seg_sh, int cst,
-                          uint64_t d, uint64_t glo)
+                          uint64_t d, uint64_t glo, int single)
 {
     uint32_t active = e - b;
     if (cst) {
@@ -720,6 +727,8 @@ static uint64_t cc12_half(const uint64_t *a, uint32_t b, uint32_t e, unsigned se
         return (s0 > s1 ? s0 - s1 : s1 - s0) + 1;
     }
     if (glo != UINT64_MAX) {
+        if (single)
+            return 1; /* the request's addresses share one segment */
         uint64_t bits = 0;
         for (uint32_t i = b; i < e; i++)
             bits |= 1ull << ((a[i] >> seg_sh) - glo);
@@ -756,12 +765,13 @@ static void cc1x(const prof_mem_request *req, const uint64_t *a, uint32_t n, uin
     uint64_t glo = UINT64_MAX;
     if (sc && (sc->hi >> seg_sh) - (sc->lo >> seg_sh) < 64)
         glo = sc->lo >> seg_sh;
+    const int single = glo != UINT64_MAX && sc->hi >> seg_sh == glo;
     uint64_t s10 = 0, s12 = 0;
     uint32_t b = 0;
     while (b < n) {
         uint32_t e = half_end(req, b, n);
         s10 += cc10_half(req, a, b, e, w, cst, d);
-        s12 += cc12_half(a, b, e, seg_sh, cst, d, glo);
+        s12 += cc12_half(a, b, e, seg_sh, cst, d, glo, single);
         b = e;
     }
     *t10 = s10;
@@ -1775,7 +1785,11 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
 
     const uint32_t mask = local ? 0 : request_mask(req);
     uint32_t set = 0;
-    if (mask && pm->memo) {
+    /* an instruction whose requests rarely repeat (see PM_MEMO_GIVE_UP) looks
+     * its memos up only when it would record one */
+    const int memo_rare = pm->memo_records >= PM_MEMO_GIVE_UP && pm->memo_hits * 4 < pm->memo_records &&
+                          r % PM_MEMO_RETRY != 0;
+    if (mask && pm->memo && !memo_rare) {
         set = memo_set(req, mask, memo_align_mask(pm, req->space, off));
         for (uint32_t w = 0; w < PM_MEMO_WAYS; w++) {
             pm_memo *memo = pm->memo[set * PM_MEMO_WAYS + w];
