@@ -797,12 +797,10 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         cl->reversed = 1;
         if (st == MB_OK)
             st = place_trips(c, l, g, n, w.activations);
-        if (st == MB_OK && fabs(exit_divergence(c, l, w.activations) - target) < best_err - 1e-9) {
-            best_err = 0;
+        if (st == MB_OK && fabs(exit_divergence(c, l, w.activations) - target) < best_err - 1e-9)
             best = 1;
-        } else {
+        else
             cl->reversed = 0;
-        }
         cl->lane_period = best;
         if (st == MB_OK)
             st = place_trips(c, l, g, n, w.activations);
