@@ -990,9 +990,7 @@ static int bank_cycles_cc1x(prof_mem *pm, const prof_mem_request *req, uint64_t 
                             uint64_t d, uint64_t *cycles)
 {
     const uint32_t n = req->lanes;
-    uint32_t split = 0;
-    while (split < n && lane_id(req, split) < 16)
-        split++;
+    const uint32_t split = n && lane_id(req, 0) < 16 ? half_end(req, 0, n) : 0;
     uint64_t lo = 0, hi = 0;
     if ((split > 0 && !bank_degree_on(pm, req->addrs, split, off, cst, d, PM_CC1X_BANKS, &lo)) ||
         (split < n && !bank_degree_on(pm, req->addrs + split, n - split, off, cst, d, PM_CC1X_BANKS, &hi)))
