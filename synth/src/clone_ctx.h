@@ -331,6 +331,8 @@ mb_status cx_finish_memory(ctx *c);
 /* clone_spread.c: the window and hash constant of each sector spread,
  * from the model's requests (after the calibration) */
 mb_status cx_plan_spreads(ctx *c);
+/* log2 of a spread's window (memplan.swin): 5 for the whole warp (0) */
+unsigned cx_spread_window_log2(uint32_t swin);
 
 /* clone_insns.c: a distribution's values, clamped to [1, cap], with their
  * cumulative shares (at most four) */

@@ -1372,9 +1372,7 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_
             *smax = val[i];
     if (*smax == 1)
         return NULL; /* every lane in one sector: no offset */
-    int lgw = 5;
-    while (win && lgw > 0 && (UINT32_C(1) << lgw) > win)
-        lgw--;
+    const int lgw = (int)cx_spread_window_log2(win);
     /* (values keep at most 40 characters: "sect" or "s", the window's log2
      * and the constant's top bits, and at most 32 for the values) */
     char key[40];

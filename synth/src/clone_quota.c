@@ -181,9 +181,7 @@ static int realized_bank(const qacc *A, uint32_t x, uint32_t mask)
             else if (i == 0)
                 rows |= 1; /* its own word, word 0 */
         }
-    int n = 0;
-    for (; rows; rows &= rows - 1)
-        n++;
+    const int n = (int)mb_popcount32(rows);
     return n ? n : mask != 0;
 }
 
@@ -209,9 +207,7 @@ static int realized_cc1x(const qacc *A, uint32_t x, uint32_t mask)
                 else if (i == 0)
                     words |= k == 0 ? 1 : UINT64_C(1) << 32; /* word 0, or word 16 */
             }
-        int n = 0;
-        for (; words; words &= words - 1)
-            n++;
+        const int n = (int)mb_popcount64(words);
         cycles += n ? n : 1;
     }
     return cycles;
@@ -249,10 +245,7 @@ static int realized(const qacc *A, uint32_t x, uint32_t mask)
         int own = p != 7 && lane_new(A, x, 4 * p + 3 - g);
         words |= UINT32_C(1) << (own ? l : (l | 7));
     }
-    int n = 0;
-    for (; words; words &= words - 1)
-        n++;
-    return n;
+    return (int)mb_popcount32(words);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -109,10 +109,7 @@ static unsigned request_sectors(uint32_t mask, uint32_t s, unsigned lgw)
     for (uint32_t l = 0; l < 32; l++)
         if (mask >> l & 1)
             seen |= UINT64_C(1) << ((((l & (w - 1)) * s) >> lgw) & 63);
-    unsigned n = 0;
-    for (; seen; seen &= seen - 1)
-        n++;
-    return n;
+    return mb_popcount64(seen);
 }
 
 /* The index of the warp's draw among n values, as warp_choice compares in
@@ -152,7 +149,7 @@ static double spread_tv(const sacc *A, uint8_t (*cnt)[5][4], const mb_hist *h, c
     return d / 2;
 }
 
-static unsigned window_log2(uint32_t swin)
+unsigned cx_spread_window_log2(uint32_t swin)
 {
     unsigned lgw = 5;
     while (swin && lgw > 1 && (UINT32_C(1) << lgw) > swin)
@@ -198,7 +195,7 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
             cx_draw_values(&c->f->mem[acc[b].mem].sectors, 32, val2, share2) != nv ||
             memcmp(val, val2, nv * sizeof *val) != 0 || memcmp(share, share2, nv * sizeof *share) != 0)
             continue;
-        if (spread_tv(A, cnt, h, share, nv, window_log2(o->swin), o->sadd) <= best + 1e-9) {
+        if (spread_tv(A, cnt, h, share, nv, cx_spread_window_log2(o->swin), o->sadd) <= best + 1e-9) {
             pl->swin = o->swin;
             pl->sadd = o->sadd;
             break;
@@ -208,15 +205,19 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
     return MB_OK;
 }
 
+/* Whether memory record i is one of the spreads this file plans. */
+static int is_spread(const ctx *c, size_t i)
+{
+    const mb_sprof_mem *mm = &c->f->mem[i];
+    return c->plans[i].kind == PLAN_PATTERN && strcmp(mm->space, "shared") != 0 &&
+           strcmp(mm->space, "local") != 0 && mb_hist_total(&mm->sectors) > 0;
+}
+
 mb_status cx_plan_spreads(ctx *c)
 {
     size_t nacc = 0;
-    for (size_t i = 0; i < c->f->nmem; i++) {
-        const memplan *pl = &c->plans[i];
-        const mb_sprof_mem *mm = &c->f->mem[i];
-        nacc += pl->kind == PLAN_PATTERN && strcmp(mm->space, "shared") != 0 &&
-                strcmp(mm->space, "local") != 0 && mb_hist_total(&mm->sectors) > 0;
-    }
+    for (size_t i = 0; i < c->f->nmem; i++)
+        nacc += is_spread(c, i);
     if (nacc == 0)
         return MB_OK;
     srun q;
@@ -225,10 +226,7 @@ mb_status cx_plan_spreads(ctx *c)
     double *ecount = malloc((c->nb + 1) * sizeof(double));
     mb_status st = q.acc && ecount ? MB_OK : cx_nomem(c);
     for (size_t i = 0; st == MB_OK && i < c->f->nmem; i++) {
-        const memplan *pl = &c->plans[i];
-        const mb_sprof_mem *mm = &c->f->mem[i];
-        if (pl->kind != PLAN_PATTERN || !strcmp(mm->space, "shared") || !strcmp(mm->space, "local") ||
-            mb_hist_total(&mm->sectors) == 0)
+        if (!is_spread(c, i))
             continue;
         q.acc[q.nacc].mem = (int)i;
         q.acc[q.nacc++].block = cx_mem_block(c, (int)i);
