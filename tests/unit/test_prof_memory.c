@@ -69,12 +69,23 @@ typedef struct one {
     uint64_t sectors, lines, cc10, cc12;
 } one;
 
-static one global_one_lanes(const uint64_t *a, const uint8_t *lanes, uint32_t n, uint32_t bytes)
+/* The lanes as the collector also passes them (prof_mem_request.lane_mask). */
+static uint32_t mask_of(const uint8_t *lanes, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m |= UINT32_C(1) << lanes[i];
+    return m;
+}
+
+static one global_one_req(const uint64_t *a, const uint8_t *lanes, uint32_t mask, uint32_t n,
+                          uint32_t bytes)
 {
     prof_mem *pm = mk(0);
     prof_mem_request rq = {.lanes = n,
                            .addrs = a,
                            .lane_index = lanes,
+                           .lane_mask = mask,
                            .access_bytes = bytes,
                            .space = MB_SPACE_GLOBAL};
     assert_int_equal(prof_mem_add(pm, &rq), 1);
@@ -89,6 +100,11 @@ static one global_one_lanes(const uint64_t *a, const uint8_t *lanes, uint32_t n,
              r->cc12_transactions.value[0]};
     prof_mem_free(pm);
     return o;
+}
+
+static one global_one_lanes(const uint64_t *a, const uint8_t *lanes, uint32_t n, uint32_t bytes)
+{
+    return global_one_req(a, lanes, 0, n, bytes);
 }
 
 static one global_one(const uint64_t *a, uint32_t n, uint32_t bytes)
@@ -727,6 +743,12 @@ static void test_random_crosscheck(void **state)
         assert_int_equal(o.lines, el);
         assert_int_equal(o.cc10, e10);
         assert_int_equal(o.cc12, e12);
+        /* the same with the lanes also given as a mask (half-warps counted from it) */
+        one m = global_one_req(a, lanes, mask_of(lanes, n), n, bytes);
+        assert_int_equal(m.sectors, es);
+        assert_int_equal(m.lines, el);
+        assert_int_equal(m.cc10, e10);
+        assert_int_equal(m.cc12, e12);
         uint32_t banks = rnd() % 2 ? 32 : 16;
         uint64_t got = bank_one(a, n, bytes, banks), want = ref_bank(a, n, bytes, banks);
         if (got != want) {
@@ -1110,6 +1132,66 @@ static void test_memo_hit_reuse(void **state)
         const prof_mem_result *r = prof_mem_finish(pm);
         expect_equal(&reuse, &r->reuse_log2);
         assert_int_equal(r->footprint_lines, seen.n);
+        prof_mem_free(pm);
+    }
+}
+
+/* One instruction's stream of scattered global requests, each new (its
+ * memos almost never hit, so after PM_MEMO_GIVE_UP records it stops looking
+ * them up except every PM_MEMO_RETRY-th request), with a shape repeated now
+ * and then, lanes given as the collector gives them: every statistic
+ * equals the sum of the per-request references. */
+static void test_memos_given_up(void **state)
+{
+    (void)state;
+    static expect_hist sectors, lines, cc10, cc12, strides;
+    uint64_t a[32], rep[32], b[32];
+    uint8_t lanes[32], rlanes[32];
+    for (int iter = 0; iter < 4; iter++) {
+        memset(&sectors, 0, sizeof(sectors));
+        memset(&lines, 0, sizeof(lines));
+        memset(&cc10, 0, sizeof(cc10));
+        memset(&cc12, 0, sizeof(cc12));
+        memset(&strides, 0, sizeof(strides));
+        prof_mem *pm = mk(0);
+        uint32_t rn, rbytes;
+        random_pattern(rep, rlanes, &rn, &rbytes);
+        for (int k = 0; k < 1000; k++) {
+            const uint64_t *x = a;
+            const uint8_t *xl = lanes;
+            uint32_t n, bytes;
+            if (k % 7 == 0) { /* the repeated shape, translated by whole segments */
+                const uint64_t shift = (rnd() % 64) * 256;
+                for (uint32_t i = 0; i < rn; i++)
+                    b[i] = rep[i] + shift;
+                x = b;
+                xl = rlanes;
+                n = rn;
+                bytes = rbytes;
+            } else {
+                random_pattern(a, lanes, &n, &bytes);
+            }
+            prof_mem_request rq = {.lanes = n,
+                                   .addrs = x,
+                                   .lane_index = xl,
+                                   .lane_mask = mask_of(xl, n),
+                                   .access_bytes = bytes,
+                                   .space = MB_SPACE_GLOBAL};
+            assert_int_equal(prof_mem_add(pm, &rq), 1);
+            expect_add(&sectors, ref_units(x, n, bytes, 32), 1);
+            expect_add(&lines, ref_units(x, n, bytes, 128), 1);
+            expect_add(&cc10, ref_cc10(x, xl, n, bytes), 1);
+            expect_add(&cc12, ref_cc12(x, xl, n, bytes), 1);
+            for (uint32_t i = 1; i < n; i++)
+                expect_add(&strides, x[i] - x[i - 1] + BIAS, 1);
+        }
+        const prof_mem_result *r = prof_mem_finish(pm);
+        assert_int_equal(r->requests, 1000);
+        expect_equal(&sectors, &r->sectors);
+        expect_equal(&lines, &r->lines);
+        expect_equal(&cc10, &r->cc10_transactions);
+        expect_equal(&cc12, &r->cc12_transactions);
+        expect_equal(&strides, &r->lane_stride);
         prof_mem_free(pm);
     }
 }
@@ -1895,6 +1977,7 @@ int main(void)
         cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
         cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_memo_hit_reuse),
+        cmocka_unit_test(test_memos_given_up),
         cmocka_unit_test(test_bank_cycles_cc1x),
         cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
