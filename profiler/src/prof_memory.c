@@ -495,6 +495,17 @@ static inline __attribute__((always_inline)) void scan_next(pm_scan *sc, uint64_
     sc->any |= x;
 }
 
+/* The range and order of a request's addresses (scatter_scan counts its
+ * lane strides too). */
+static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
+{
+    pm_scan s;
+    scan_first(&s, a[0]);
+    for (uint32_t k = 1; k < n; k++)
+        scan_next(&s, a[k], a[k - 1]);
+    *sc = s;
+}
+
 /* The lane strides of a request without a constant stride, in lane order
  * (stride_one), fused with the scan for its range and order: one pass over
  * the lanes instead of two. A stride already known to have its own table
@@ -504,30 +515,33 @@ static int scatter_scan(prof_mem *pm, const uint64_t *a, uint32_t n, pm_scan *sc
     strides_table(pm);
     uint64_t *cnt = pm->sd_count;
     const uint8_t *st = pm->sd_state;
-    pm_scan s; /* a local, so that the loop keeps it in registers */
-    scan_first(&s, a[0]);
+    uint64_t lo = a[0], hi = a[0], any = a[0], up = 0, down = 0, prev = a[0];
     if (pm->rec)
         cnt = NULL; /* a memo being recorded notes every stride (stride_one) */
     for (uint32_t k = 1; k < n; k++) {
-        const uint64_t x = a[k], prev = a[k - 1], diff = x - prev, slot = diff + PM_STRIDE_DIRECT;
+        const uint64_t x = a[k], diff = x - prev, slot = diff + PM_STRIDE_DIRECT;
         if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
             cnt[slot]++;
         else if (!stride_one(pm, diff))
             return 0;
-        scan_next(&s, x, prev);
+        /* the order from the strides' signs, read once the range is known */
+        down |= diff;
+        up |= (uint64_t)0 - diff;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        any |= x;
+        prev = x;
     }
-    *sc = s;
+    if ((hi - lo) >> 63) { /* strides of 2^63 or more: their signs say nothing */
+        range_scan(a, n, sc);
+        return 1;
+    }
+    sc->lo = lo;
+    sc->hi = hi;
+    sc->any = any;
+    sc->asc = !(down >> 63);
+    sc->desc = !(up >> 63);
     return 1;
-}
-
-/* scatter_scan without the lane strides (counted already). */
-static void range_scan(const uint64_t *a, uint32_t n, pm_scan *sc)
-{
-    pm_scan s;
-    scan_first(&s, a[0]);
-    for (uint32_t k = 1; k < n; k++)
-        scan_next(&s, a[k], a[k - 1]);
-    *sc = s;
 }
 
 /* Moves the table's counts to the histogram (every bucket is there). */
@@ -666,10 +680,18 @@ static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64
     if ((end_of(hi, off) >> ss) - s0 >= 64 || (end_of(hi, off) >> ls) - l0 >= 64)
         return 0;
     uint64_t sbits = 0, lbits = 0;
-    if (one_sector && ls >= ss) { /* every lane within one sector, so within one line */
-        if (need_sectors)
+    if (need_sectors && ls >= ss) {
+        /* one pass for the sectors; a line is touched exactly when one of
+         * its sectors is, and s0's line is l0 */
+        if (one_sector) /* every lane within one sector */
             for (uint32_t i = 0; i < n; i++)
                 sbits |= 1ull << ((a[i] >> ss) - s0);
+        else
+            for (uint32_t i = 0; i < n; i++)
+                sbits |= bit_range((a[i] >> ss) - s0, (end_of(a[i], off) >> ss) - s0);
+        for (uint64_t b = sbits; b; b &= b - 1)
+            lbits |= 1ull << (((s0 + (uint64_t)__builtin_ctzll(b)) >> (ls - ss)) - l0);
+    } else if (one_sector && ls >= ss) { /* within one sector, so within one line */
         for (uint32_t i = 0; i < n; i++)
             lbits |= 1ull << ((a[i] >> ls) - l0);
     } else if (need_sectors) {
