@@ -99,6 +99,8 @@
 /* Histogram values below PM_DIRECT are counted in plain arrays and moved
  * to the prof_hist at prof_mem_finish(). */
 #define PM_DIRECT 65
+#define PM_DIRECT_UNITS 1u /* d_sectors, d_lines, d_cc10, d_cc12 */
+#define PM_DIRECT_BANKS 2u /* d_bank, d_bank_cc1x */
 #define PM_STRIDE_CAP 4096
 #define PM_STRIDE_BIAS ((uint64_t)1 << 62)
 #define PM_STRIDE_OTHER UINT64_MAX
@@ -201,8 +203,13 @@ struct prof_mem {
     prof_mem_result res;
     pm_footprint footprint;
 
-    uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT],
-        d_bank[PM_DIRECT], d_bank_cc1x[PM_DIRECT];
+    /* cleared by the first request that counts into them (direct_ready,
+     * PM_DIRECT_UNITS and PM_DIRECT_BANKS): a shared instruction never uses
+     * the first four, any other never the last two, and many instructions
+     * of a launch never run */
+    unsigned direct_ready;
+    uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT];
+    uint64_t d_bank[PM_DIRECT], d_bank_cc1x[PM_DIRECT];
     pm_pending stride;
 
     uint64_t *tmp; /* sorted address / word scratch */
@@ -306,7 +313,8 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     prof_mem *pm = malloc(sizeof(*pm));
     if (!pm)
         return NULL;
-    memset(pm, 0, offsetof(prof_mem, aff));
+    memset(pm, 0, offsetof(prof_mem, d_sectors));
+    memset(&pm->stride, 0, offsetof(prof_mem, aff) - offsetof(prof_mem, stride));
     if (!log2_exact(c.sector_bytes, &pm->sec_sh) || !log2_exact(c.line_bytes, &pm->line_sh) ||
         !log2_exact(c.bank_bytes, &pm->bank_sh) || !log2_exact(c.banks, &bank_count_sh)) {
         free(pm); /* sizes must be powers of two */
@@ -2008,8 +2016,22 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     return 1;
 }
 
+/* Clears the direct counts of `group` before their first use. */
+static void direct_clear(prof_mem *pm, unsigned group)
+{
+    if (group == PM_DIRECT_UNITS)
+        memset(pm->d_sectors, 0, offsetof(prof_mem, d_bank) - offsetof(prof_mem, d_sectors));
+    else
+        memset(pm->d_bank, 0, offsetof(prof_mem, stride) - offsetof(prof_mem, d_bank));
+    pm->direct_ready |= group;
+}
+
 int prof_mem_add(prof_mem *pm, const prof_mem_request *req)
 {
+    /* every count (a request's, a memo's) goes to its request's space's group */
+    const unsigned group = req->space == MB_SPACE_SHARED ? PM_DIRECT_BANKS : PM_DIRECT_UNITS;
+    if (!(pm->direct_ready & group))
+        direct_clear(pm, group);
     return count_request(pm, req);
 }
 
@@ -2023,12 +2045,16 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
             memo_flush(pm, pm->memo[pm->memo_made[k]]);
     stride_flush(pm);
     strides_drain(pm);
-    prof_hist_direct_drain(&res->sectors, pm->d_sectors, PM_DIRECT, 0);
-    prof_hist_direct_drain(&res->lines, pm->d_lines, PM_DIRECT, 0);
-    prof_hist_direct_drain(&res->cc10_transactions, pm->d_cc10, PM_DIRECT, 0);
-    prof_hist_direct_drain(&res->cc12_transactions, pm->d_cc12, PM_DIRECT, 0);
-    prof_hist_direct_drain(&res->bank_degree, pm->d_bank, PM_DIRECT, 0);
-    prof_hist_direct_drain(&res->bank_cc1x, pm->d_bank_cc1x, PM_DIRECT, 0);
+    if (pm->direct_ready & PM_DIRECT_UNITS) {
+        prof_hist_direct_drain(&res->sectors, pm->d_sectors, PM_DIRECT, 0);
+        prof_hist_direct_drain(&res->lines, pm->d_lines, PM_DIRECT, 0);
+        prof_hist_direct_drain(&res->cc10_transactions, pm->d_cc10, PM_DIRECT, 0);
+        prof_hist_direct_drain(&res->cc12_transactions, pm->d_cc12, PM_DIRECT, 0);
+    }
+    if (pm->direct_ready & PM_DIRECT_BANKS) {
+        prof_hist_direct_drain(&res->bank_degree, pm->d_bank, PM_DIRECT, 0);
+        prof_hist_direct_drain(&res->bank_cc1x, pm->d_bank_cc1x, PM_DIRECT, 0);
+    }
     prof_hist_direct_drain(&res->reuse_log2, pm->footprint.reuse, PM_REUSE_BUCKETS, 0);
     prof_hist_sort(&res->sectors);
     prof_hist_sort(&res->lines);
