@@ -16,6 +16,7 @@
 /* Exact histogram of non-negative integer values (value -> count), kept
  * sorted by value when read. Grows as needed; the counts live in the
  * values' allocation (count == value + cap) unless filled by hand. */
+#define PROF_HIST_LOCAL 4 /* entries held in the histogram itself */
 typedef struct prof_hist {
     uint64_t *value;
     uint64_t *count;
@@ -24,6 +25,10 @@ typedef struct prof_hist {
     uint32_t *index;  /* open-addressing index: value -> position + 1 (large histograms) */
     uint32_t index_slots;
     int unsorted;     /* values were appended out of order since the last prof_hist_sort() */
+    /* the first PROF_HIST_LOCAL values, then their counts: most histograms
+     * (a launch makes thousands) keep a few values and never allocate; a
+     * histogram therefore must not be copied while in use */
+    uint64_t local[2 * PROF_HIST_LOCAL];
 } prof_hist;
 
 int prof_hist_add(prof_hist *h, uint64_t value, uint64_t count); /* 0 when out of memory */

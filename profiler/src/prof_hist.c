@@ -64,10 +64,12 @@ static int64_t find(const prof_hist *h, uint64_t value, uint32_t *slot)
     return -1;
 }
 
-/* Frees the arrays: one allocation as reserve_one makes them, two when a
- * caller filled them by hand. */
+/* Frees the arrays: none while they are h->local, one allocation as
+ * reserve_one makes them, two when a caller filled them by hand. */
 static void release_arrays(prof_hist *h)
 {
+    if (h->value == h->local)
+        return;
     if (!h->value || h->count != h->value + h->cap)
         free(h->count);
     free(h->value);
@@ -81,6 +83,12 @@ static int reserve_one(prof_hist *h)
 {
     if (h->n < h->cap)
         return 1;
+    if (h->cap == 0 && !h->value) {
+        h->value = h->local;
+        h->count = h->local + PROF_HIST_LOCAL;
+        h->cap = PROF_HIST_LOCAL;
+        return 1;
+    }
     if (h->cap > UINT32_MAX / 2)
         return 0;
     uint32_t fresh = h->cap ? h->cap * 2 : 8;
