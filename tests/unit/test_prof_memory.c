@@ -206,6 +206,34 @@ static void test_hist_random(void **state)
     prof_hist_free(&h);
 }
 
+/* The first PROF_HIST_LOCAL values live in the histogram itself; the next
+ * one moves them all to the heap, counts and order intact. */
+static void test_hist_local_then_heap(void **state)
+{
+    (void)state;
+    prof_hist h = {0};
+    for (uint64_t v = PROF_HIST_LOCAL; v > 0; v--) /* descending: sorting must reorder */
+        assert_int_equal(prof_hist_add(&h, 10 * v, v), 1);
+    assert_ptr_equal(h.value, h.local);
+    assert_int_equal(prof_hist_add(&h, 20, 5), 1); /* a repeat stays local */
+    assert_ptr_equal(h.value, h.local);
+    prof_hist_sort(&h);
+    assert_int_equal(h.value[0], 10);
+    assert_int_equal(h.count[1], 2 + 5);
+    assert_int_equal(prof_hist_add(&h, 7, 3), 1);
+    assert_true(h.value != h.local);
+    prof_hist_sort(&h);
+    assert_int_equal(h.n, PROF_HIST_LOCAL + 1);
+    assert_int_equal(h.value[0], 7);
+    assert_int_equal(h.count[0], 3);
+    for (uint32_t i = 1; i <= PROF_HIST_LOCAL; i++) {
+        assert_int_equal(h.value[i], 10 * i);
+        assert_int_equal(h.count[i], i == 2 ? 7 : i);
+    }
+    prof_hist_free(&h);
+    assert_null(h.value);
+}
+
 /* A histogram filled by hand, out of order with duplicates, is repaired. */
 static void test_hist_sort_foreign(void **state)
 {
@@ -1968,7 +1996,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hist_basic),        cmocka_unit_test(test_hist_random),
-        cmocka_unit_test(test_hist_sort_foreign),
+        cmocka_unit_test(test_hist_sort_foreign), cmocka_unit_test(test_hist_local_then_heap),
         cmocka_unit_test(test_hist_many_values), cmocka_unit_test(test_unit_stride_4),
         cmocka_unit_test(test_stride_2_and_32),   cmocka_unit_test(test_scattered),
         cmocka_unit_test(test_misaligned),        cmocka_unit_test(test_wide_words),
