@@ -197,17 +197,17 @@ struct prof_mem {
     unsigned sec_sh, line_sh, bank_sh;
     uint64_t nbanks;
     int space_seen;
+    unsigned direct_ready; /* PM_DIRECT_UNITS, PM_DIRECT_BANKS: their counts are cleared */
+    int aff_live;          /* aff.state is neither AFF_REFUSED nor AFF_DISABLED (aff_sync) */
     pm_memo **memo;      /* PM_MEMO_SETS x PM_MEMO_WAYS, each allocated when first recorded */
     pm_memo *rec;        /* the memo the current request is recorded into (NULL: none) */
     uint64_t memo_hits, memo_records; /* see PM_MEMO_GIVE_UP */
     prof_mem_result res;
     pm_footprint footprint;
 
-    /* cleared by the first request that counts into them (direct_ready,
-     * PM_DIRECT_UNITS and PM_DIRECT_BANKS): a shared instruction never uses
-     * the first four, any other never the last two, and many instructions
-     * of a launch never run */
-    unsigned direct_ready;
+    /* cleared by the first request that counts into them (direct_ready):
+     * a shared instruction never uses the first four, any other never the
+     * last two, and many instructions of a launch never run */
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT];
     uint64_t d_bank[PM_DIRECT], d_bank_cc1x[PM_DIRECT];
     pm_pending stride;
@@ -292,6 +292,14 @@ static int grow_u64(uint64_t **p, size_t *cap, size_t need)
     return 1;
 }
 
+/* The header's copy of whether the affine model still takes requests: the
+ * collector asks before every request and the model lies at the far end of
+ * the struct, a cache line a refused instruction need not touch. */
+static void aff_sync(prof_mem *pm)
+{
+    pm->aff_live = pm->aff.state != AFF_REFUSED && pm->aff.state != AFF_DISABLED;
+}
+
 prof_mem *prof_mem_new(const prof_mem_config *cfg)
 {
     prof_mem_config c = {32, 4, 32, 128, 0};
@@ -313,6 +321,7 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     prof_mem *pm = malloc(sizeof(*pm));
     if (!pm)
         return NULL;
+    /* the direct counts, d_sectors to d_bank_cc1x, wait for direct_clear */
     memset(pm, 0, offsetof(prof_mem, d_sectors));
     memset(&pm->stride, 0, offsetof(prof_mem, aff) - offsetof(prof_mem, stride));
     if (!log2_exact(c.sector_bytes, &pm->sec_sh) || !log2_exact(c.line_bytes, &pm->line_sh) ||
@@ -324,6 +333,7 @@ prof_mem *prof_mem_new(const prof_mem_config *cfg)
     pm->nbanks = c.banks;
     pm->res.space = MB_SPACE_NONE;
     aff_init(&pm->aff, c.nfeatures);
+    aff_sync(pm);
     return pm;
 }
 
@@ -1222,7 +1232,7 @@ static int touch_lines(prof_mem *pm, const uint64_t *line, uint64_t add, uint64_
 
 int prof_mem_needs_features(const prof_mem *pm)
 {
-    return pm->aff.state != AFF_REFUSED && pm->aff.state != AFF_DISABLED;
+    return pm->aff_live;
 }
 
 /*
@@ -1265,9 +1275,9 @@ static inline uint32_t uniform_features(const prof_mem_request *req, uint32_t nf
  */
 static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *shape)
 {
-    pm_affine *a = &pm->aff;
-    if (a->state == AFF_REFUSED || a->state == AFF_DISABLED)
+    if (!pm->aff_live)
         return; /* what aff_request would do, without looking at the request */
+    pm_affine *a = &pm->aff;
     const uint32_t tag = req->warp_tag;
     const int tagged = shape && tag >= 1 && tag <= 32 && !req->features && req->feature_lanes;
     if (tagged && a->state == AFF_OK && ((shape->tags >> (tag - 1)) & 1) &&
@@ -1275,6 +1285,7 @@ static void aff_check(prof_mem *pm, const prof_mem_request *req, pm_verified *sh
         aff_entry_ok(a, req, 0))
         return;
     aff_request(a, req);
+    aff_sync(pm);
     if (tagged && a->state == AFF_OK && uniform_from3(req, a->used)) {
         const uint32_t uniform = uniform_features(req, a->nf);
         shape->uniform = shape->tags ? shape->uniform & uniform : uniform;
@@ -1737,6 +1748,7 @@ void prof_mem_give_shapes(prof_mem *pm, prof_mem_shapes *s)
     }
     if (!aff_give_trace(&pm->aff, s->trace))
         aff_trace_free(s->trace);
+    aff_sync(pm);
     pm->memo = s->memo;
     memcpy(pm->memo_made, s->made, sizeof(s->made));
     pm->nmemo_made = s->nmade;
