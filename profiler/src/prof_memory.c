@@ -894,6 +894,46 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
 
 /* The bank-conflict degree of the request's n entries on nb banks (a power
  * of two, at most bank_slots). */
+/*
+ * The degree of a request whose words lie within 32 rows either side of its
+ * first lane's (a row: nb consecutive words from a multiple of nb): per bank
+ * a mask of the rows its words are in and their count, the degree the
+ * highest count. Scattered requests into a small array (histogram bins, a
+ * tile) take one pass and no scratch; 0 when a word lies farther out.
+ */
+#define PM_ROW_BANKS 64
+static int row_degree(const uint64_t *a, uint32_t n, uint64_t off, unsigned bs, uint64_t nb,
+                      uint64_t *deg)
+{
+    if (n == 0)
+        return 0;
+    const unsigned rs = (unsigned)__builtin_ctzll(nb);
+    const uint64_t bmask = nb - 1;
+    /* (modulo 2^64, so a first row below 32 needs no care) */
+    const uint64_t base = ((a[0] >> bs) & ~bmask) - ((uint64_t)32 << rs);
+    uint64_t rows[PM_ROW_BANKS], best = 0;
+    uint8_t count[PM_ROW_BANKS];
+    memset(rows, 0, (size_t)nb * sizeof(uint64_t));
+    memset(count, 0, (size_t)nb);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t w0 = a[i] >> bs, w1 = end_of(a[i], off) >> bs;
+        for (uint64_t w = w0;; w++) {
+            const uint64_t r = (w - base) >> rs, b = w & bmask;
+            if (r >= 64)
+                return 0;
+            if (!(rows[b] >> r & 1)) {
+                rows[b] |= 1ull << r;
+                const uint64_t c = ++count[b];
+                best = c > best ? c : best;
+            }
+            if (w == w1)
+                break;
+        }
+    }
+    *deg = best;
+    return 1;
+}
+
 static int bank_degree_on(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
                           uint64_t d, uint64_t nb, uint64_t *deg)
 {
@@ -916,6 +956,8 @@ static int bank_degree_on(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t 
             return 1;
         }
     }
+    if (nb <= PM_ROW_BANKS && row_degree(a, n, off, bs, nb, deg))
+        return 1;
     /* Generic: the first word seen per bank; a second distinct word in a
      * bank sends us to the exact sort-based count. The per-bank scratch is
      * allocated here: most instructions never need it. */

@@ -520,6 +520,28 @@ static void test_bank_conflicts(void **state)
 }
 
 /* The 1.x rule: half-warps on 16 banks, their degrees summed. */
+static uint64_t ref_bank(const uint64_t *a, uint32_t n, uint32_t bytes, uint32_t banks);
+
+/* Scattered words counted by rows of the banks: rows 32 below and 31 above
+ * the first lane's are the window's edges, a word beyond them takes the
+ * general count; every degree is the reference's, 8-byte accesses too. */
+static void test_bank_row_window(void **state)
+{
+    (void)state;
+    static const int64_t last_row[] = {-32, -33, 31, 32};
+    uint64_t a[32];
+    for (uint32_t banks = 16; banks <= 32; banks *= 2) {
+        const uint64_t row = 4 * banks, first = 100 * row + 12; /* word 3 of row 100 */
+        for (size_t k = 0; k < sizeof(last_row) / sizeof(last_row[0]); k++) {
+            for (uint32_t i = 0; i < 31; i++) /* rows -27..27, banks 3 and 5 */
+                a[i] = first + (uint64_t)((int64_t)(i % 7) * 9 - 27) * row + (i % 2) * 8;
+            a[31] = first + (uint64_t)last_row[k] * row;
+            assert_int_equal(bank_one(a, 32, 4, banks), ref_bank(a, 32, 4, banks));
+            assert_int_equal(bank_one(a, 32, 8, banks), ref_bank(a, 32, 8, banks));
+        }
+    }
+}
+
 static void test_bank_cycles_cc1x(void **state)
 {
     (void)state;
@@ -2006,7 +2028,7 @@ int main(void)
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
         cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_memo_hit_reuse),
         cmocka_unit_test(test_memos_given_up),
-        cmocka_unit_test(test_bank_cycles_cc1x),
+        cmocka_unit_test(test_bank_cycles_cc1x), cmocka_unit_test(test_bank_row_window),
         cmocka_unit_test(test_kept_shapes),
         cmocka_unit_test(test_finish_twice),      cmocka_unit_test(test_config),
         cmocka_unit_test(test_affine_found),      cmocka_unit_test(test_affine_refused),
