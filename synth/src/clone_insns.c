@@ -1615,10 +1615,7 @@ static const char *g_bword(ctx *c, int array, int pile)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *index = g_brow(c);
-    int saved = c->cur_block;
-    const char *base = array_address(c, array, 0);
-    c->cur_block = saved;
+    const char *index = g_brow(c), *base = array_address(c, array, 0);
     r = cx_reg(c, MB_REG_B32);
     /* a row past the array only for lanes whose levels no quota reaches,
      * which never use it (clone_quota.c) */
@@ -1635,10 +1632,7 @@ static const char *g_qword(ctx *c, int array, int common)
     const char *r = val_find(c, key);
     if (r)
         return r;
-    const char *lane = g_key(c, 1);
-    int saved = c->cur_block;
-    const char *base = array_address(c, array, 0);
-    c->cur_block = saved;
+    const char *lane = g_key(c, 1), *base = array_address(c, array, 0);
     r = cx_reg(c, MB_REG_B32);
     if (common) {
         const char *t = cx_reg(c, MB_REG_B32);
