@@ -842,6 +842,36 @@ static void expect_equal(const expect_hist *e, const prof_hist *h)
     assert_int_equal(h->total, total);
 }
 
+/* The per-request references of a stream of requests outside shared memory
+ * (units, 1.x transactions, lane strides), summed. */
+typedef struct expect_units {
+    expect_hist sectors, lines, cc10, cc12, strides;
+} expect_units;
+
+static void expect_units_add(expect_units *e, const uint64_t *a, const uint8_t *lanes, uint32_t n,
+                             uint32_t bytes)
+{
+    expect_add(&e->sectors, ref_units(a, n, bytes, 32), 1);
+    expect_add(&e->lines, ref_units(a, n, bytes, 128), 1);
+    expect_add(&e->cc10, ref_cc10(a, lanes, n, bytes), 1);
+    expect_add(&e->cc12, ref_cc12(a, lanes, n, bytes), 1);
+}
+
+static void expect_strides_add(expect_units *e, const uint64_t *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        expect_add(&e->strides, a[i] - a[i - 1] + BIAS, 1);
+}
+
+static void expect_units_equal(const expect_units *e, const prof_mem_result *r)
+{
+    expect_equal(&e->sectors, &r->sectors);
+    expect_equal(&e->lines, &r->lines);
+    expect_equal(&e->cc10, &r->cc10_transactions);
+    expect_equal(&e->cc12, &r->cc12_transactions);
+    expect_equal(&e->strides, &r->lane_stride);
+}
+
 /* Requests of one shape repeated at translated addresses (which the
  * statistics may count once and multiply) and at other offsets, mixed with
  * other shapes: every statistic equals the sum of the per-request reference
@@ -849,17 +879,14 @@ static void expect_equal(const expect_hist *e, const prof_hist *h)
 static void test_repeated_shapes(void **state)
 {
     (void)state;
-    static expect_hist sectors, lines, cc10, cc12, banks, strides;
+    static expect_units e;
+    static expect_hist banks;
     static uint64_t seen[32 * 8 * 64 * 4];
     uint64_t a[32], b[32], pa[32];
     uint8_t lanes[32], plane[32];
     for (int iter = 0; iter < 300; iter++) {
-        memset(&sectors, 0, sizeof(sectors));
-        memset(&lines, 0, sizeof(lines));
-        memset(&cc10, 0, sizeof(cc10));
-        memset(&cc12, 0, sizeof(cc12));
+        memset(&e, 0, sizeof(e));
         memset(&banks, 0, sizeof(banks));
-        memset(&strides, 0, sizeof(strides));
         uint32_t nseen = 0;
         const mb_space space = rnd() % 2 ? MB_SPACE_SHARED : MB_SPACE_GLOBAL;
         prof_mem *pm = mk(0);
@@ -887,16 +914,11 @@ static void test_repeated_shapes(void **state)
                                    .access_bytes = xbytes,
                                    .space = space};
             assert_int_equal(prof_mem_add(pm, &rq), 1);
-            if (space == MB_SPACE_SHARED) {
+            if (space == MB_SPACE_SHARED)
                 expect_add(&banks, ref_bank(b, xn, xbytes, 32), 1);
-            } else {
-                expect_add(&sectors, ref_units(b, xn, xbytes, 32), 1);
-                expect_add(&lines, ref_units(b, xn, xbytes, 128), 1);
-                expect_add(&cc10, ref_cc10(b, xl, xn, xbytes), 1);
-                expect_add(&cc12, ref_cc12(b, xl, xn, xbytes), 1);
-            }
-            for (uint32_t i = 1; i < xn; i++)
-                expect_add(&strides, b[i] - b[i - 1] + BIAS, 1);
+            else
+                expect_units_add(&e, b, xl, xn, xbytes);
+            expect_strides_add(&e, b, xn);
             for (uint32_t i = 0; i < xn; i++)
                 for (uint64_t l = b[i] / 128; l <= (b[i] + xbytes - 1) / 128; l++) {
                     uint32_t j = 0;
@@ -908,12 +930,8 @@ static void test_repeated_shapes(void **state)
         }
         const prof_mem_result *r = prof_mem_finish(pm);
         assert_int_equal(r->requests, 24);
-        expect_equal(&sectors, &r->sectors);
-        expect_equal(&lines, &r->lines);
-        expect_equal(&cc10, &r->cc10_transactions);
-        expect_equal(&cc12, &r->cc12_transactions);
+        expect_units_equal(&e, r);
         expect_equal(&banks, &r->bank_degree);
-        expect_equal(&strides, &r->lane_stride);
         assert_int_equal(r->footprint_lines, nseen);
         prof_mem_free(pm);
     }
@@ -1194,15 +1212,11 @@ static void test_memo_hit_reuse(void **state)
 static void test_memos_given_up(void **state)
 {
     (void)state;
-    static expect_hist sectors, lines, cc10, cc12, strides;
+    static expect_units e;
     uint64_t a[32], rep[32], b[32];
     uint8_t lanes[32], rlanes[32];
     for (int iter = 0; iter < 4; iter++) {
-        memset(&sectors, 0, sizeof(sectors));
-        memset(&lines, 0, sizeof(lines));
-        memset(&cc10, 0, sizeof(cc10));
-        memset(&cc12, 0, sizeof(cc12));
-        memset(&strides, 0, sizeof(strides));
+        memset(&e, 0, sizeof(e));
         prof_mem *pm = mk(0);
         uint32_t rn, rbytes;
         random_pattern(rep, rlanes, &rn, &rbytes);
@@ -1228,20 +1242,12 @@ static void test_memos_given_up(void **state)
                                    .access_bytes = bytes,
                                    .space = MB_SPACE_GLOBAL};
             assert_int_equal(prof_mem_add(pm, &rq), 1);
-            expect_add(&sectors, ref_units(x, n, bytes, 32), 1);
-            expect_add(&lines, ref_units(x, n, bytes, 128), 1);
-            expect_add(&cc10, ref_cc10(x, xl, n, bytes), 1);
-            expect_add(&cc12, ref_cc12(x, xl, n, bytes), 1);
-            for (uint32_t i = 1; i < n; i++)
-                expect_add(&strides, x[i] - x[i - 1] + BIAS, 1);
+            expect_units_add(&e, x, xl, n, bytes);
+            expect_strides_add(&e, x, n);
         }
         const prof_mem_result *r = prof_mem_finish(pm);
         assert_int_equal(r->requests, 1000);
-        expect_equal(&sectors, &r->sectors);
-        expect_equal(&lines, &r->lines);
-        expect_equal(&cc10, &r->cc10_transactions);
-        expect_equal(&cc12, &r->cc12_transactions);
-        expect_equal(&strides, &r->lane_stride);
+        expect_units_equal(&e, r);
         prof_mem_free(pm);
     }
 }
