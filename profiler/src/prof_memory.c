@@ -230,8 +230,8 @@ struct prof_mem {
     uint64_t *sd_count;
     uint8_t *sd_state;
     uint64_t sd_other;
-    uint64_t *wbits; /* 64 words, all zero between requests (shared_scan); allocated with
-                        the first scattered shared request */
+    uint64_t *wbits; /* 2 x 64 words, all zero between requests (shared_scan); allocated
+                        with the first scattered shared request */
 
     uint8_t memo_made[PM_MEMO_SETS * PM_MEMO_WAYS]; /* the slots allocated, in order: finishing
                                                        visits these, not every slot */
@@ -842,33 +842,71 @@ static uint32_t bank_generation(prof_mem *pm)
 }
 
 /*
- * The bank degree of at most 32 distinct words given as a bitmap based at a
- * multiple of 64 words (the bitmap words in `visit`), with at most 64 banks:
- * bit j of every bitmap word is in bank j mod banks; each bitmap word adds
- * its chunks of `banks` bits to per-bank counters kept bit-sliced (plane p
- * holds bit p of every bank's count: at most 32 words, so 6 planes), and
- * the largest counter is read from the top plane down.
+ * The bank degree on nb banks (a power of two, at most 64) of at most 32
+ * distinct words given as the union of two bitmaps based at a multiple of
+ * 64 words (the bitmap words in `visit`; pass one bitmap twice for itself
+ * alone). Bit i of a bitmap word is in bank i mod nb. The bitmap words are
+ * summed per bit position into counters kept bit-sliced (plane p holds bit p
+ * of all 64 counters; at most 32 words, so 6 planes); the upper half of the
+ * positions is then added onto the lower until nb remain, one counter per
+ * bank, and the largest is read from the top plane down.
  */
-static uint64_t bitmap_degree(const prof_mem *pm, const uint64_t *bits, uint64_t visit)
+/* Plane by plane, *s += *s >> half (bit-sliced, the carry in *c). */
+static inline __attribute__((always_inline)) void fold_plane(uint64_t *s, uint64_t *c, unsigned half)
 {
-    const uint64_t nb = pm->nbanks;
-    const uint64_t chunk = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1;
-    uint64_t plane[6] = {0};
-    for (; visit; visit &= visit - 1)
-        for (uint64_t x = bits[__builtin_ctzll(visit)]; x; x = nb == 64 ? 0 : x >> nb) {
-            uint64_t carry = x & chunk;
-            for (uint32_t p = 0; p < 6 && carry; p++) {
-                const uint64_t t = plane[p] & carry;
-                plane[p] ^= carry;
-                carry = t;
-            }
-        }
-    uint64_t cand = chunk, best = 0;
-    for (uint32_t p = 6; p-- > 0;)
-        if (plane[p] & cand) {
-            cand &= plane[p];
-            best |= (uint64_t)1 << p;
-        }
+    const uint64_t x = *s, y = *s >> half;
+    *s = x ^ y ^ *c;
+    *c = (x & y) | (*c & (x ^ y));
+}
+
+/* The highest counter's bit p: kept when some candidate has it. */
+static inline __attribute__((always_inline)) void top_plane(uint64_t s, unsigned p, uint64_t *cand,
+                                                            uint64_t *best)
+{
+    if (s & *cand) {
+        *cand &= s;
+        *best |= (uint64_t)1 << p;
+    }
+}
+
+static uint64_t bitmap_degree(uint64_t nb, const uint64_t *bits, const uint64_t *also, uint64_t visit)
+{
+    /* the planes as scalars, written out, so that they stay in registers */
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+    for (; visit; visit &= visit - 1) {
+        const unsigned j = (unsigned)__builtin_ctzll(visit);
+        uint64_t c = bits[j] | also[j], t;
+        t = s0 & c, s0 ^= c, c = t;
+        if (!c)
+            continue;
+        t = s1 & c, s1 ^= c, c = t;
+        if (!c)
+            continue;
+        t = s2 & c, s2 ^= c, c = t;
+        if (!c)
+            continue;
+        t = s3 & c, s3 ^= c, c = t;
+        if (!c)
+            continue;
+        t = s4 & c, s4 ^= c, s5 ^= t;
+    }
+    /* (positions at and above `half` hold partial sums no longer read) */
+    for (unsigned half = 32; half >= nb; half >>= 1) {
+        uint64_t c = 0;
+        fold_plane(&s0, &c, half);
+        fold_plane(&s1, &c, half);
+        fold_plane(&s2, &c, half);
+        fold_plane(&s3, &c, half);
+        fold_plane(&s4, &c, half);
+        fold_plane(&s5, &c, half);
+    }
+    uint64_t cand = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1, best = 0;
+    top_plane(s5, 5, &cand, &best);
+    top_plane(s4, 4, &cand, &best);
+    top_plane(s3, 3, &cand, &best);
+    top_plane(s2, 2, &cand, &best);
+    top_plane(s1, 1, &cand, &best);
+    top_plane(s0, 0, &cand, &best);
     return best;
 }
 
@@ -888,7 +926,7 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
         const uint64_t w = (a[i] >> bs) - wbase;
         bits[w >> 6] |= 1ull << (w & 63);
     }
-    *deg = bitmap_degree(pm, bits, nwords == 64 ? UINT64_MAX : ((uint64_t)1 << nwords) - 1);
+    *deg = bitmap_degree(pm->nbanks, bits, bits, nwords == 64 ? UINT64_MAX : ((uint64_t)1 << nwords) - 1);
     return 1;
 }
 
@@ -1087,53 +1125,60 @@ static int bank_cycles_cc1x(prof_mem *pm, const prof_mem_request *req, uint64_t 
  * A scattered shared request (an atomic on a table indexed by data, say)
  * whose lanes each access one bank word: one pass over its lanes counts
  * its lane strides (as scatter_scan does) and marks its words in a bitmap
- * of a 4096-word window around its first word; the bank degree
- * (bitmap_degree) and the distinct lines (aligned groups of bits) follow
- * from the bitmap, instead of a pass each. pm->wbits is all zero between
- * requests: a request clears the bitmap words it wrote.
+ * of a 4096-word window around its first word, one bitmap per half-warp;
+ * the bank degree (bitmap_degree on their union), the 1.x half-warp degrees
+ * (bitmap_degree on each) and the distinct lines (aligned groups of bits)
+ * follow from the bitmaps, instead of a pass each. pm->wbits (half 0's 64
+ * words, then half 1's) is all zero between requests: a request clears the
+ * bitmap words it wrote.
  */
+#define PM_WBITS 64
 typedef struct pm_words {
     uint64_t base;  /* the window's first word, a multiple of 64 */
-    uint64_t dirty; /* the bitmap words written */
-    int in_window;  /* every lane accesses one word of the window (else the bitmap is clear) */
+    uint64_t dirty; /* the bitmap words written, in either half's bitmap */
+    int in_window;  /* every lane accesses one word of the window (else the bitmaps are clear) */
 } pm_words;
 
 /* Whether shared_scan can serve this instruction: a bitmap word holds
- * whole lines, the banks suit bitmap_degree, and the bitmap exists. */
+ * whole lines, the banks suit bitmap_degree, and the bitmaps exist. */
 static int shared_words(prof_mem *pm)
 {
     if (pm->nbanks > 64 || pm->line_sh < pm->bank_sh || pm->line_sh - pm->bank_sh > 6)
         return 0;
     if (!pm->wbits)
-        pm->wbits = calloc(64, sizeof(uint64_t));
+        pm->wbits = calloc(2 * PM_WBITS, sizeof(uint64_t));
     return pm->wbits != NULL;
 }
 
 static void words_clear(prof_mem *pm, pm_words *ws)
 {
-    for (uint64_t m = ws->dirty; m; m &= m - 1)
-        pm->wbits[__builtin_ctzll(m)] = 0;
+    for (uint64_t m = ws->dirty; m; m &= m - 1) {
+        const unsigned j = (unsigned)__builtin_ctzll(m);
+        pm->wbits[j] = 0;
+        pm->wbits[PM_WBITS + j] = 0;
+    }
     ws->dirty = 0;
 }
 
-/* shared_scan with bank words of 2^bs bytes (a constant at each call).
+/* shared_scan with bank words of 2^bs bytes (a constant at each call);
+ * entries from `split` on are lanes of the second half-warp.
  * Strides whose table slot is known are counted in the loop; the others
  * go through stride_one after it, in lane order, which counts them as the
  * loop would have (a slot's state changes only there), and keeps calls out
  * of the loop, so that it keeps its values in registers. A memo being
  * recorded notes every stride through stride_one (as in scatter_scan). */
 static inline __attribute__((always_inline)) int
-shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, pm_words *ws,
-                  const unsigned bs)
+shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint32_t split, uint64_t off,
+                  pm_words *ws, const unsigned bs)
 {
     uint64_t *cnt = pm->rec ? NULL : pm->sd_count;
     const uint8_t *st = pm->sd_state;
-    uint64_t *bits = pm->wbits;
+    uint64_t *const bits = pm->wbits, *const bits_hi = pm->wbits + PM_WBITS;
     uint64_t slow[32];
     uint32_t nslow = 0;
     const uint64_t w0 = a[0] >> bs, base = w0 >= 2048 ? (w0 - 2048) & ~(uint64_t)63 : 0;
     uint64_t out = w0 - base, any = a[0], dirty = (uint64_t)1 << (out >> 6);
-    bits[out >> 6] |= (uint64_t)1 << (out & 63);
+    (split > 0 ? bits : bits_hi)[out >> 6] |= (uint64_t)1 << (out & 63);
     for (uint32_t k = 1; k < n; k++) {
         const uint64_t x = a[k], diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
         if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
@@ -1144,7 +1189,7 @@ shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, pm_
         const uint64_t r = (x >> bs) - base, j = (r >> 6) & 63;
         out |= r;
         any |= x;
-        bits[j] |= (uint64_t)1 << (r & 63);
+        (k < split ? bits : bits_hi)[j] |= (uint64_t)1 << (r & 63);
         dirty |= (uint64_t)1 << j;
     }
     ws->base = base;
@@ -1164,15 +1209,15 @@ shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, pm_
 /* The pass over a scattered shared request of at most 32 lanes; 0 when
  * out of memory. */
 static __attribute__((noinline)) int shared_scan(prof_mem *pm, const uint64_t *a, uint32_t n,
-                                                 uint64_t off, pm_words *ws)
+                                                 uint32_t split, uint64_t off, pm_words *ws)
 {
     strides_table(pm);
     if (pm->bank_sh == 2) /* 4-byte banks */
-        return shared_scan_lanes(pm, a, n, off, ws, 2);
-    return shared_scan_lanes(pm, a, n, off, ws, pm->bank_sh);
+        return shared_scan_lanes(pm, a, n, split, off, ws, 2);
+    return shared_scan_lanes(pm, a, n, split, off, ws, pm->bank_sh);
 }
 
-/* The distinct lines of the bitmap's words, in increasing order, to
+/* The distinct lines of the bitmaps' words, in increasing order, to
  * pm->lines (room for one per lane checked by the caller). */
 static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
 {
@@ -1183,13 +1228,24 @@ static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
     for (uint64_t m = ws->dirty; m; m &= m - 1) {
         const unsigned j = (unsigned)__builtin_ctzll(m);
         const uint64_t first = ws->base + 64 * (uint64_t)j;
-        for (uint64_t x = pm->wbits[j]; x;) {
+        for (uint64_t x = pm->wbits[j] | pm->wbits[PM_WBITS + j]; x;) {
             const unsigned c = (unsigned)__builtin_ctzll(x) & align;
             pm->lines[nl++] = (first + c) >> k;
             x &= ~(group << c);
         }
     }
     return nl;
+}
+
+/* The scattered request's bank degree and 1.x cycles from its bitmaps,
+ * which it then clears. */
+static void words_degrees(prof_mem *pm, pm_words *ws, uint64_t *deg, uint64_t *cc1x_cycles)
+{
+    const uint64_t *bits = pm->wbits, *bits_hi = pm->wbits + PM_WBITS;
+    *deg = bitmap_degree(pm->nbanks, bits, bits_hi, ws->dirty);
+    *cc1x_cycles = bitmap_degree(PM_CC1X_BANKS, bits, bits, ws->dirty) +
+                   bitmap_degree(PM_CC1X_BANKS, bits_hi, bits_hi, ws->dirty);
+    words_clear(pm, ws);
 }
 
 /* ------------------------------------------------ footprint and reuse */
@@ -1944,7 +2000,8 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
                 return 0;
             local_scanned = 1;
         } else if (shared && n <= 32 && shared_words(pm)) {
-            if (!shared_scan(pm, a, n, off, &ws))
+            const uint32_t split = lane_id(req, 0) < 16 ? half_end(req, 0, n) : 0;
+            if (!shared_scan(pm, a, n, split, off, &ws))
                 return 0;
             if (!ws.in_window)
                 range_scan(a, n, &sc);
@@ -2019,14 +2076,13 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
         const int one_word = !cst && (sc.any & wmask) + off <= wmask;
         if (ws.in_window) {
-            deg = bitmap_degree(pm, pm->wbits, ws.dirty);
-            words_clear(pm, &ws);
-        } else if (!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
-                   !bank_degree(pm, a, n, off, cst, d, &deg)) {
+            words_degrees(pm, &ws, &deg, &cc1x_cycles);
+        } else if ((!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
+                    !bank_degree(pm, a, n, off, cst, d, &deg)) ||
+                   !bank_cycles_cc1x(pm, req, off, cst, d, &cc1x_cycles)) {
             return 0;
         }
-        if (!bank_cycles_cc1x(pm, req, off, cst, d, &cc1x_cycles) ||
-            !count_value(pm->d_bank, &res->bank_degree, deg) ||
+        if (!count_value(pm->d_bank, &res->bank_degree, deg) ||
             !count_value(pm->d_bank_cc1x, &res->bank_cc1x, cc1x_cycles))
             return 0;
     } else {

@@ -569,6 +569,19 @@ static void test_bank_cycles_cc1x(void **state)
     a[17] = 4 * 32;
     assert_int_equal(bank_one(a, 32, 4, 32), 3);
     assert_int_equal(cc1x_one(a, 32, 4), 5); /* 3 + (words 16, 32 on bank 0 of 16) */
+    /* words 32k in a scattered order (no constant stride): every lane in
+     * bank 0, the largest degree a warp can have */
+    for (uint32_t i = 0; i < 32; i++)
+        a[i] = 4 * 32 * ((7 * i) % 32);
+    assert_int_equal(bank_one(a, 32, 4, 32), 32);
+    assert_int_equal(bank_one(a, 32, 4, 16), 32);
+    assert_int_equal(bank_one(a, 32, 4, 64), 16); /* banks 0 and 32 */
+    assert_int_equal(cc1x_one(a, 32, 4), 32);
+    assert_int_equal(cc1x_one(a, 20, 4), 20); /* 16 + 4 */
+    for (uint32_t i = 0; i < 32; i++) /* words 64k: bank 0 of 64 as well */
+        a[i] = 4 * 64 * ((7 * i) % 32);
+    assert_int_equal(bank_one(a, 32, 4, 64), 32);
+    assert_int_equal(bank_one(a, 32, 4, 32), 32);
 }
 
 /* -------------------------------------------- randomised cross-checks */
