@@ -689,9 +689,9 @@ static inline uint64_t bit_range(uint64_t s, uint64_t e)
  * to pm->lines; sectors only when asked (shared requests do not report
  * them). 0 when the range is wider.
  */
-static int units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off,
-                             uint64_t lo, uint64_t hi, int need_sectors, int one_sector,
-                             uint64_t *sectors, uint64_t *nlines)
+static inline __attribute__((always_inline)) int
+units_small_range(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, uint64_t lo, uint64_t hi,
+                  int need_sectors, int one_sector, uint64_t *sectors, uint64_t *nlines)
 {
     const unsigned ss = pm->sec_sh, ls = pm->line_sh;
     const uint64_t s0 = lo >> ss, l0 = lo >> ls;
@@ -842,15 +842,47 @@ static uint32_t bank_generation(prof_mem *pm)
 }
 
 /*
- * The bank degree on nb banks (a power of two, at most 64) of at most 32
+ * Bank degrees on nb banks (a power of two, at most 64) of at most 32
  * distinct words given as the union of two bitmaps based at a multiple of
- * 64 words (the bitmap words in `visit`; pass one bitmap twice for itself
- * alone). Bit i of a bitmap word is in bank i mod nb. The bitmap words are
- * summed per bit position into counters kept bit-sliced (plane p holds bit p
- * of all 64 counters; at most 32 words, so 6 planes); the upper half of the
- * positions is then added onto the lower until nb remain, one counter per
- * bank, and the largest is read from the top plane down.
+ * 64 words (the bitmap words in `visit`; one bitmap passed twice stands for
+ * itself). Bit i of a bitmap word is in bank i mod nb. The bitmap words are
+ * summed per bit position into counters kept bit-sliced (plane p holds bit
+ * p of all 64 counters; at most 32 words, so 6 planes); the upper half of
+ * the positions is then added onto the lower until nb remain, one counter
+ * per bank, and the largest is read from the top plane down. The planes are
+ * scalars in a struct that the helpers below take inlined, so that they
+ * stay in registers.
  */
+typedef struct pm_planes {
+    uint64_t s0, s1, s2, s3, s4, s5;
+    unsigned width; /* the counters still summed separately */
+} pm_planes;
+
+static inline __attribute__((always_inline)) pm_planes bitmap_planes(const uint64_t *bits,
+                                                                     const uint64_t *also,
+                                                                     uint64_t visit)
+{
+    pm_planes q = {0, 0, 0, 0, 0, 0, 64};
+    for (; visit; visit &= visit - 1) {
+        const unsigned j = (unsigned)__builtin_ctzll(visit);
+        uint64_t c = bits[j] | also[j], t;
+        t = q.s0 & c, q.s0 ^= c, c = t;
+        if (!c)
+            continue;
+        t = q.s1 & c, q.s1 ^= c, c = t;
+        if (!c)
+            continue;
+        t = q.s2 & c, q.s2 ^= c, c = t;
+        if (!c)
+            continue;
+        t = q.s3 & c, q.s3 ^= c, c = t;
+        if (!c)
+            continue;
+        t = q.s4 & c, q.s4 ^= c, q.s5 ^= t;
+    }
+    return q;
+}
+
 /* Plane by plane, *s += *s >> half (bit-sliced, the carry in *c). */
 static inline __attribute__((always_inline)) void fold_plane(uint64_t *s, uint64_t *c, unsigned half)
 {
@@ -869,45 +901,34 @@ static inline __attribute__((always_inline)) void top_plane(uint64_t s, unsigned
     }
 }
 
-static uint64_t bitmap_degree(uint64_t nb, const uint64_t *bits, const uint64_t *also, uint64_t visit)
+/* The largest per-bank count on nb banks (at most q->width; positions at
+ * and above nb then hold partial sums no longer read). */
+static inline __attribute__((always_inline)) uint64_t planes_degree(pm_planes *q, uint64_t nb)
 {
-    /* the planes as scalars, written out, so that they stay in registers */
-    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-    for (; visit; visit &= visit - 1) {
-        const unsigned j = (unsigned)__builtin_ctzll(visit);
-        uint64_t c = bits[j] | also[j], t;
-        t = s0 & c, s0 ^= c, c = t;
-        if (!c)
-            continue;
-        t = s1 & c, s1 ^= c, c = t;
-        if (!c)
-            continue;
-        t = s2 & c, s2 ^= c, c = t;
-        if (!c)
-            continue;
-        t = s3 & c, s3 ^= c, c = t;
-        if (!c)
-            continue;
-        t = s4 & c, s4 ^= c, s5 ^= t;
-    }
-    /* (positions at and above `half` hold partial sums no longer read) */
-    for (unsigned half = 32; half >= nb; half >>= 1) {
+    for (; q->width > nb; q->width >>= 1) {
+        const unsigned half = q->width >> 1;
         uint64_t c = 0;
-        fold_plane(&s0, &c, half);
-        fold_plane(&s1, &c, half);
-        fold_plane(&s2, &c, half);
-        fold_plane(&s3, &c, half);
-        fold_plane(&s4, &c, half);
-        fold_plane(&s5, &c, half);
+        fold_plane(&q->s0, &c, half);
+        fold_plane(&q->s1, &c, half);
+        fold_plane(&q->s2, &c, half);
+        fold_plane(&q->s3, &c, half);
+        fold_plane(&q->s4, &c, half);
+        fold_plane(&q->s5, &c, half);
     }
     uint64_t cand = nb == 64 ? UINT64_MAX : ((uint64_t)1 << nb) - 1, best = 0;
-    top_plane(s5, 5, &cand, &best);
-    top_plane(s4, 4, &cand, &best);
-    top_plane(s3, 3, &cand, &best);
-    top_plane(s2, 2, &cand, &best);
-    top_plane(s1, 1, &cand, &best);
-    top_plane(s0, 0, &cand, &best);
+    top_plane(q->s5, 5, &cand, &best);
+    top_plane(q->s4, 4, &cand, &best);
+    top_plane(q->s3, 3, &cand, &best);
+    top_plane(q->s2, 2, &cand, &best);
+    top_plane(q->s1, 1, &cand, &best);
+    top_plane(q->s0, 0, &cand, &best);
     return best;
+}
+
+static uint64_t bitmap_degree(uint64_t nb, const uint64_t *bits, const uint64_t *also, uint64_t visit)
+{
+    pm_planes q = bitmap_planes(bits, also, visit);
+    return planes_degree(&q, nb);
 }
 
 /* The bank degree of a scattered request whose lanes each touch one word,
@@ -1238,13 +1259,27 @@ static uint64_t words_lines(prof_mem *pm, const pm_words *ws)
 }
 
 /* The scattered request's bank degree and 1.x cycles from its bitmaps,
- * which it then clears. */
-static void words_degrees(prof_mem *pm, pm_words *ws, uint64_t *deg, uint64_t *cc1x_cycles)
+ * which it then clears; entries from `split` on are the second half-warp's. */
+static void words_degrees(prof_mem *pm, pm_words *ws, uint32_t split, uint32_t n, uint64_t *deg,
+                          uint64_t *cc1x_cycles)
 {
     const uint64_t *bits = pm->wbits, *bits_hi = pm->wbits + PM_WBITS;
-    *deg = bitmap_degree(pm->nbanks, bits, bits_hi, ws->dirty);
-    *cc1x_cycles = bitmap_degree(PM_CC1X_BANKS, bits, bits, ws->dirty) +
-                   bitmap_degree(PM_CC1X_BANKS, bits_hi, bits_hi, ws->dirty);
+    if (split == 0 || split == n) {
+        /* one half-warp: its words are the request's, one sum for both
+         * rules, read at the wider bank count first */
+        pm_planes q = bitmap_planes(bits, bits_hi, ws->dirty);
+        if (pm->nbanks >= PM_CC1X_BANKS) {
+            *deg = planes_degree(&q, pm->nbanks);
+            *cc1x_cycles = planes_degree(&q, PM_CC1X_BANKS);
+        } else {
+            *cc1x_cycles = planes_degree(&q, PM_CC1X_BANKS);
+            *deg = planes_degree(&q, pm->nbanks);
+        }
+    } else {
+        *deg = bitmap_degree(pm->nbanks, bits, bits_hi, ws->dirty);
+        *cc1x_cycles = bitmap_degree(PM_CC1X_BANKS, bits, bits, ws->dirty) +
+                       bitmap_degree(PM_CC1X_BANKS, bits_hi, bits_hi, ws->dirty);
+    }
     words_clear(pm, ws);
 }
 
@@ -1988,6 +2023,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     /* lane strides */
     pm_scan sc = {0, 0, 0, 0, 0};
     pm_words ws = {0, 0, 0};
+    uint32_t split = 0; /* shared_scan's: the second half-warp's first entry */
     pm_local lu;
     int local_scanned = 0, local_window = 0;
     uint64_t local_words = 0;
@@ -2000,7 +2036,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
                 return 0;
             local_scanned = 1;
         } else if (shared && n <= 32 && shared_words(pm)) {
-            const uint32_t split = lane_id(req, 0) < 16 ? half_end(req, 0, n) : 0;
+            split = lane_id(req, 0) < 16 ? half_end(req, 0, n) : 0;
             if (!shared_scan(pm, a, n, split, off, &ws))
                 return 0;
             if (!ws.in_window)
@@ -2076,7 +2112,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         const uint64_t wmask = ((uint64_t)1 << pm->bank_sh) - 1;
         const int one_word = !cst && (sc.any & wmask) + off <= wmask;
         if (ws.in_window) {
-            words_degrees(pm, &ws, &deg, &cc1x_cycles);
+            words_degrees(pm, &ws, split, n, &deg, &cc1x_cycles);
         } else if ((!(one_word && bank_degree_words(pm, a, n, &sc, &deg)) &&
                     !bank_degree(pm, a, n, off, cst, d, &deg)) ||
                    !bank_cycles_cc1x(pm, req, off, cst, d, &cc1x_cycles)) {

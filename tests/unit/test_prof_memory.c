@@ -1137,7 +1137,11 @@ static void test_scattered_shared(void **state)
         assert_non_null(pm);
         const uint64_t table = 64u << (rnd() % 8), base = (rnd() % 64) * 4;
         for (uint64_t r = 0; r < 40; r++) {
-            uint32_t mask = rnd() % 3 ? UINT32_MAX : (uint32_t)rnd() | 1u, n = 0;
+            /* the whole warp, some lanes, or lanes of one half-warp only */
+            const uint32_t pick = (uint32_t)(rnd() % 6);
+            uint32_t mask = pick < 2 ? UINT32_MAX : (uint32_t)rnd() | 0x10001u, n = 0;
+            if (pick >= 4)
+                mask &= pick == 4 ? 0xffffu : 0xffff0000u;
             for (uint32_t l = 0; l < 32; l++)
                 if (mask >> l & 1)
                     lanes[n++] = (uint8_t)l;
