@@ -1181,6 +1181,36 @@ static void words_clear(prof_mem *pm, pm_words *ws)
     ws->dirty = 0;
 }
 
+/* The state of shared_scan's pass over the lanes. */
+typedef struct pm_lane_pass {
+    uint64_t *cnt;      /* direct stride counts, or NULL while a memo records */
+    const uint8_t *st;  /* their slots' states */
+    uint64_t base;      /* the window's first word */
+    uint64_t out, any, dirty;
+    uint32_t nslow;
+    uint64_t slow[32];  /* strides left for stride_one, in lane order */
+} pm_lane_pass;
+
+/* Entries [k, e) of the pass, their words marked in `bits`. */
+static inline __attribute__((always_inline)) void
+lane_range(pm_lane_pass *lp, const uint64_t *a, uint32_t k, uint32_t e, uint64_t *bits,
+           const unsigned bs)
+{
+    for (; k < e; k++) {
+        const uint64_t x = a[k], diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
+        if (lp->cnt && slot <= 2 * PM_STRIDE_DIRECT && lp->st[slot] == 1)
+            lp->cnt[slot]++;
+        else
+            lp->slow[lp->nslow++] = diff;
+        /* a word outside the window still lands in the bitmap (cleared below) */
+        const uint64_t r = (x >> bs) - lp->base, j = (r >> 6) & 63;
+        lp->out |= r;
+        lp->any |= x;
+        bits[j] |= (uint64_t)1 << (r & 63);
+        lp->dirty |= (uint64_t)1 << j;
+    }
+}
+
 /* shared_scan with bank words of 2^bs bytes (a constant at each call);
  * entries from `split` on are lanes of the second half-warp.
  * Strides whose table slot is known are counted in the loop; the others
@@ -1192,36 +1222,29 @@ static inline __attribute__((always_inline)) int
 shared_scan_lanes(prof_mem *pm, const uint64_t *a, uint32_t n, uint32_t split, uint64_t off,
                   pm_words *ws, const unsigned bs)
 {
-    uint64_t *cnt = pm->rec ? NULL : pm->sd_count;
-    const uint8_t *st = pm->sd_state;
     uint64_t *const bits = pm->wbits, *const bits_hi = pm->wbits + PM_WBITS;
-    uint64_t slow[32];
-    uint32_t nslow = 0;
-    const uint64_t w0 = a[0] >> bs, base = w0 >= 2048 ? (w0 - 2048) & ~(uint64_t)63 : 0;
-    uint64_t out = w0 - base, any = a[0], dirty = (uint64_t)1 << (out >> 6);
-    (split > 0 ? bits : bits_hi)[out >> 6] |= (uint64_t)1 << (out & 63);
-    for (uint32_t k = 1; k < n; k++) {
-        const uint64_t x = a[k], diff = x - a[k - 1], slot = diff + PM_STRIDE_DIRECT;
-        if (cnt && slot <= 2 * PM_STRIDE_DIRECT && st[slot] == 1)
-            cnt[slot]++;
-        else
-            slow[nslow++] = diff;
-        /* a word outside the window still lands in the bitmap (cleared below) */
-        const uint64_t r = (x >> bs) - base, j = (r >> 6) & 63;
-        out |= r;
-        any |= x;
-        (k < split ? bits : bits_hi)[j] |= (uint64_t)1 << (r & 63);
-        dirty |= (uint64_t)1 << j;
-    }
-    ws->base = base;
-    ws->dirty = dirty;
-    for (uint32_t k = 0; k < nslow; k++)
-        if (!stride_one_call(pm, slow[k])) {
+    pm_lane_pass lp;
+    lp.cnt = pm->rec ? NULL : pm->sd_count;
+    lp.st = pm->sd_state;
+    lp.nslow = 0;
+    const uint64_t w0 = a[0] >> bs;
+    lp.base = w0 >= 2048 ? (w0 - 2048) & ~(uint64_t)63 : 0;
+    lp.out = w0 - lp.base;
+    lp.any = a[0];
+    lp.dirty = (uint64_t)1 << (lp.out >> 6);
+    (split > 0 ? bits : bits_hi)[lp.out >> 6] |= (uint64_t)1 << (lp.out & 63);
+    const uint32_t first_hi = split > 1 ? split : 1;
+    lane_range(&lp, a, 1, first_hi, bits, bs);
+    lane_range(&lp, a, first_hi, n, bits_hi, bs);
+    ws->base = lp.base;
+    ws->dirty = lp.dirty;
+    for (uint32_t k = 0; k < lp.nslow; k++)
+        if (!stride_one_call(pm, lp.slow[k])) {
             words_clear(pm, ws);
             return 0;
         }
     const uint64_t wmask = ((uint64_t)1 << bs) - 1;
-    ws->in_window = out < 4096 && (any & wmask) + off <= wmask;
+    ws->in_window = lp.out < 4096 && (lp.any & wmask) + off <= wmask;
     if (!ws->in_window)
         words_clear(pm, ws);
     return 1;
