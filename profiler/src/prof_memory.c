@@ -858,6 +858,15 @@ typedef struct pm_planes {
     unsigned width; /* the counters still summed separately */
 } pm_planes;
 
+/* Adds the carry *c into plane *s; whether a carry goes on to the next. */
+static inline __attribute__((always_inline)) int carry_into(uint64_t *s, uint64_t *c)
+{
+    const uint64_t t = *s & *c;
+    *s ^= *c;
+    *c = t;
+    return t != 0;
+}
+
 static inline __attribute__((always_inline)) pm_planes bitmap_planes(const uint64_t *bits,
                                                                      const uint64_t *also,
                                                                      uint64_t visit)
@@ -865,20 +874,10 @@ static inline __attribute__((always_inline)) pm_planes bitmap_planes(const uint6
     pm_planes q = {0, 0, 0, 0, 0, 0, 64};
     for (; visit; visit &= visit - 1) {
         const unsigned j = (unsigned)__builtin_ctzll(visit);
-        uint64_t c = bits[j] | also[j], t;
-        t = q.s0 & c, q.s0 ^= c, c = t;
-        if (!c)
-            continue;
-        t = q.s1 & c, q.s1 ^= c, c = t;
-        if (!c)
-            continue;
-        t = q.s2 & c, q.s2 ^= c, c = t;
-        if (!c)
-            continue;
-        t = q.s3 & c, q.s3 ^= c, c = t;
-        if (!c)
-            continue;
-        t = q.s4 & c, q.s4 ^= c, q.s5 ^= t;
+        uint64_t c = bits[j] | also[j];
+        if (carry_into(&q.s0, &c) && carry_into(&q.s1, &c) && carry_into(&q.s2, &c) &&
+            carry_into(&q.s3, &c) && carry_into(&q.s4, &c))
+            q.s5 ^= c; /* (at most 32 words: no carry beyond) */
     }
     return q;
 }
