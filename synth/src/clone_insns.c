@@ -1597,13 +1597,7 @@ static const char *g_brow(ctx *c)
 {
     if (c->qlayout == QLAYOUT_PILED)
         return g_laneid(c);
-    const char *r = val_find(c, "brow");
-    if (r)
-        return r;
-    const char *lane = g_laneid(c);
-    r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 15", r, lane));
-    return val_put(c, "brow", r);
+    return lane_part(c, g_laneid(c), "brow", "and.b32", 15, 1);
 }
 
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
