@@ -1554,14 +1554,12 @@ static const char *array_address(ctx *c, int array, int is64)
 
 static const char *g_lane_low(ctx *c)
 {
-    const char *r = val_find(c, "lane&7");
-    return r ? r : lane_part(c, g_key(c, 1), "lane&7", "and.b32", 7, 1);
+    return lane_part(c, g_key(c, 1), "lane&7", "and.b32", 7, 1);
 }
 
 static const char *g_lane_group(ctx *c)
 {
-    const char *r = val_find(c, "lane>>3");
-    return r ? r : lane_part(c, g_key(c, 1), "lane>>3", "shr.u32", 3, 1);
+    return lane_part(c, g_key(c, 1), "lane>>3", "shr.u32", 3, 1);
 }
 
 /* rank 4 * (lane & 7) + 3 - (lane >> 3): round-robin over the 8-lane
