@@ -74,10 +74,11 @@ mb_status mb_sim_new(const mb_sim_config *cfg, mb_sim **out, mb_error *err)
         mb_sim_free(s);
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     }
-    uint32_t counts[UNIT_N] = {(uint32_t)cfg->num_sp, (uint32_t)cfg->num_sfu, (uint32_t)cfg->num_dp,
-                               (uint32_t)cfg->num_int, (uint32_t)cfg->num_mem};
+    uint32_t counts[MB_SIM_UNIT_COUNT] = {(uint32_t)cfg->num_sp, (uint32_t)cfg->num_sfu,
+                                          (uint32_t)cfg->num_dp, (uint32_t)cfg->num_int,
+                                          (uint32_t)cfg->num_mem};
     uint32_t nunits = 0;
-    for (int u = 0; u < UNIT_N; u++)
+    for (int u = 0; u < MB_SIM_UNIT_COUNT; u++)
         nunits += counts[u];
     uint32_t slots = s->d.max_threads / 32;
     for (uint32_t i = 0; i < s->nsm; i++) {
@@ -99,19 +100,19 @@ mb_status mb_sim_new(const mb_sim_config *cfg, mb_sim **out, mb_error *err)
             return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory for %u SMs", s->nsm);
         }
         uint32_t first = 0;
-        for (int u = 0; u < UNIT_N; u++) {
+        for (int u = 0; u < MB_SIM_UNIT_COUNT; u++) {
             sm->unit_first[u] = first;
             sm->unit_count[u] = counts[u];
             first += counts[u];
         }
         /* DP without DP units runs on the SFUs; integer without INT units on the SPs */
-        if (!counts[UNIT_DP]) {
-            sm->unit_first[UNIT_DP] = sm->unit_first[UNIT_SFU];
-            sm->unit_count[UNIT_DP] = counts[UNIT_SFU];
+        if (!counts[MB_SIM_UNIT_DP]) {
+            sm->unit_first[MB_SIM_UNIT_DP] = sm->unit_first[MB_SIM_UNIT_SFU];
+            sm->unit_count[MB_SIM_UNIT_DP] = counts[MB_SIM_UNIT_SFU];
         }
-        if (!counts[UNIT_INT]) {
-            sm->unit_first[UNIT_INT] = sm->unit_first[UNIT_SP];
-            sm->unit_count[UNIT_INT] = counts[UNIT_SP];
+        if (!counts[MB_SIM_UNIT_INT]) {
+            sm->unit_first[MB_SIM_UNIT_INT] = sm->unit_first[MB_SIM_UNIT_SP];
+            sm->unit_count[MB_SIM_UNIT_INT] = counts[MB_SIM_UNIT_SP];
         }
         sm->free_load = UINT32_MAX;
     }
@@ -331,7 +332,7 @@ static int check_warp(mb_sim *s, sim_sm *sm, uint32_t slot, uint8_t *cat, uint64
         return -1;
     }
     const sim_insn *si = w->next;
-    if (si->unit == UNIT_MEM) {
+    if (si->unit == MB_SIM_UNIT_MEM) {
         int why;
         if (sim_mem_blocked(s, sm, &why)) {
             *cat = (uint8_t)why;
@@ -340,7 +341,7 @@ static int check_warp(mb_sim *s, sim_sm *sm, uint32_t slot, uint8_t *cat, uint64
     }
     int u = free_unit(sm, si->unit, now, wake);
     if (u < 0) {
-        *cat = si->unit == UNIT_MEM ? MB_SIM_STALL_MEMQ : MB_SIM_STALL_UNIT;
+        *cat = si->unit == MB_SIM_UNIT_MEM ? MB_SIM_STALL_MEMQ : MB_SIM_STALL_UNIT;
         return -1;
     }
     return u;

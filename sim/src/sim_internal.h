@@ -59,19 +59,11 @@ mb_status sim_config_derive(const mb_sim_config *cfg, sim_derived *d, const char
 /* ------------------------------------------------------ static insns */
 
 /* Timing side of one static instruction (one per executor code index). */
-enum {
-    UNIT_SP = MB_SIM_UNIT_SP,
-    UNIT_SFU = MB_SIM_UNIT_SFU,
-    UNIT_DP = MB_SIM_UNIT_DP,
-    UNIT_INT = MB_SIM_UNIT_INT,
-    UNIT_MEM = MB_SIM_UNIT_MEM,
-    UNIT_N = MB_SIM_UNIT_COUNT
-};
 enum { KIND_ALU, KIND_MEM, KIND_BAR, KIND_CTRL };
 enum { SIM_MAX_SRC = 12, SIM_MAX_DST = 4 };
 
 typedef struct sim_insn {
-    uint8_t unit, kind;
+    uint8_t unit, kind; /* unit: mb_sim_unit */
     uint8_t nsrc, ndst;
     uint8_t is_store, is_atomic;
     uint16_t latency;   /* cycles until the result can be read */
@@ -169,7 +161,7 @@ typedef struct sim_sm {
     uint32_t *cta_live;
     sim_sched *sched;
     uint64_t *unit_free;       /* per unit instance: cycle it accepts the next instruction */
-    uint32_t unit_first[UNIT_N], unit_count[UNIT_N];
+    uint32_t unit_first[MB_SIM_UNIT_COUNT], unit_count[MB_SIM_UNIT_COUNT];
     sim_cache l1, cc;
     sim_mshr *mshr;
     uint32_t mshr_used;

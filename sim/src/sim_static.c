@@ -101,7 +101,7 @@ mb_status sim_build_insns(mb_sim *s, const mb_program *prog, mb_error *err)
         uint32_t idx = 0;
         const mb_function *fn = mb_program_code_insn(prog, pc, &idx);
         sim_insn *si = &insns[pc];
-        si->unit = UNIT_INT;
+        si->unit = MB_SIM_UNIT_INT;
         si->kind = KIND_CTRL;
         si->latency = (uint16_t)d->lat_int[LAT_ADD];
         si->interval = (uint16_t)scaled_interval(s, d->ii_int[LAT_ADD]);
@@ -126,34 +126,34 @@ mb_status sim_build_insns(mb_sim *s, const mb_program *prog, mb_error *err)
         uint32_t lat, ii;
         if (info->flags & MB_OPF_M) {
             si->kind = KIND_MEM;
-            si->unit = UNIT_MEM;
+            si->unit = MB_SIM_UNIT_MEM;
             si->is_store = op == MB_OP_ST || op == MB_OP_RED || op == MB_OP_SUST || op == MB_OP_SURED;
             si->is_atomic = op == MB_OP_ATOM || op == MB_OP_RED;
             lat = d->lat_int[LAT_ADD];
             ii = 1;
         } else if (info->cls == MB_CLASS_SFU || info->cls == MB_CLASS_TENSOR) {
             si->kind = KIND_ALU;
-            si->unit = UNIT_SFU;
+            si->unit = MB_SIM_UNIT_SFU;
             lat = (uint32_t)s->cfg.lat_sfu;
             ii = (uint32_t)s->cfg.ii_sfu;
             if (type == MB_TYPE_F64) {
-                si->unit = UNIT_DP;
+                si->unit = MB_SIM_UNIT_DP;
                 lat = d->lat_dp[LAT_DIV];
                 ii = d->ii_dp[LAT_DIV];
             }
         } else if (type == MB_TYPE_F64) {
             si->kind = KIND_ALU;
-            si->unit = UNIT_DP;
+            si->unit = MB_SIM_UNIT_DP;
             lat = d->lat_dp[col];
             ii = d->ii_dp[col];
         } else if (tk == MB_TYPE_KIND_F && op != MB_OP_MOV && op != MB_OP_SHFL) {
             si->kind = KIND_ALU;
-            si->unit = UNIT_SP;
+            si->unit = MB_SIM_UNIT_SP;
             lat = d->lat_fp[col];
             ii = d->ii_fp[col];
         } else {
             si->kind = info->cls == MB_CLASS_CTRL ? KIND_CTRL : KIND_ALU;
-            si->unit = UNIT_INT;
+            si->unit = MB_SIM_UNIT_INT;
             lat = d->lat_int[col];
             ii = d->ii_int[col];
         }
