@@ -217,12 +217,9 @@ static int realized_cc1x(const qacc *A, uint32_t x, uint32_t mask)
  * profile's; 0 when the profile has none. */
 static int cc1x_means(const qacc *A, const mb_hist *h, double *planned, double *profiled)
 {
-    double total = (double)mb_hist_total(h), sum = 0;
-    if (total <= 0 || A->n == 0)
+    if (mb_hist_total(h) == 0 || A->n == 0)
         return 0;
-    for (size_t i = 0; i < h->n; i++)
-        sum += (double)h->key[i] * (double)h->count[i];
-    *profiled = sum / total;
+    *profiled = mb_hist_mean(h);
     double s = 0;
     for (size_t k = 0; k < A->n; k++)
         s += realized_cc1x(A, A->req[k].x, A->req[k].mask);
