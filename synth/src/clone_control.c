@@ -334,7 +334,13 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
     for (size_t j = 1; j < l->ntrips; j++)
         if (key >= l->trip_from[j])
             trip = l->trip[j];
-    return trip;
+    uint32_t step = key >> l->stair_shift;
+    return step < l->stairs ? trip + (l->stairs - step) : trip;
+}
+
+int cx_trip_varies(const mb_clone_loop *l)
+{
+    return l->ntrips > 1 || l->span || l->cycle || l->stairs;
 }
 
 /* Lane period P (a power of two) whose key makes about `fraction` of warps

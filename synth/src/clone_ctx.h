@@ -283,6 +283,8 @@ uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_halved(const mb_clone_branch *br, uint32_t shift);
 uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
+/* Whether threads' trip counts of a clone loop differ (a register holds them). */
+int cx_trip_varies(const mb_clone_loop *l);
 /* Comparisons the original made: the width the clone compares in (32 or
  * 64; 0 for types it does not make), the setp type it uses, the comparison
  * with its operands swapped, and the value of a condition for thread t */

@@ -68,7 +68,7 @@ static int filler_class(const char *token)
 static int loop_repeats(const ctx *c, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
-    if (cl->span || cl->cycle || cl->outer >= 0)
+    if (cl->span || cl->cycle || cl->stairs || cl->outer >= 0)
         return 1;
     for (size_t j = 0; j < cl->ntrips; j++)
         if (cl->trip[j] > 1)

@@ -2476,7 +2476,7 @@ static mb_status branch_slot(ctx *c, int block)
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
         uint32_t adj = br->rule == MB_RULE_LOOP_EXIT;
-        if (l->ntrips > 1 || l->span || l->cycle)
+        if (cx_trip_varies(l))
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
         else
@@ -2494,7 +2494,7 @@ static mb_status branch_slot(ctx *c, int block)
 int cx_trip_register(const ctx *c, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
-    return (cl->ntrips > 1 || cl->span || cl->cycle) && cl->controller >= 0 && cl->outer < 0;
+    return cx_trip_varies(cl) && cl->controller >= 0 && cl->outer < 0;
 }
 
 /* Writes loop cl's trip count (less adj) into r: thresholds on the key
@@ -2521,7 +2521,7 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
             ADD(s, "mov.u32", "%s, %s", r, t);
         return MB_OK;
     }
-    if (!key && (cl->span || cl->ntrips > 1))
+    if (!key && (cl->span || cl->ntrips > 1 || cl->stairs))
         key = cl->reversed ? g_rkey(c, 0) : g_key(c, cl->lane_period);
     if (cl->span) {
         const char *t = cx_reg(c, MB_REG_B32);
@@ -2530,8 +2530,23 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
         return MB_OK;
     }
+    /* stairs add stairs - min(key >> shift, stairs): the values below carry the + stairs */
+    const char *stair = NULL;
+    if (cl->stairs) {
+        stair = cx_reg(c, MB_REG_B32);
+        if (cl->stair_shift) {
+            ADD(s, "shr.u32", "%s, %s, %u", stair, key, cl->stair_shift);
+            ADD(s, "min.u32", "%s, %s, %u", stair, stair, cl->stairs);
+        } else {
+            ADD(s, "min.u32", "%s, %s, %u", stair, key, cl->stairs);
+        }
+        adj -= cl->stairs;
+    }
     if (cl->ntrips <= 1) {
-        ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
+        if (stair)
+            ADD(s, "mad.lo.s32", "%s, %s, -1, %d", r, stair, (int32_t)(cl->trip[0] - adj));
+        else
+            ADD(s, "mov.u32", "%s, %u", r, cl->trip[0] - adj);
         return MB_OK;
     }
     /* the first choice selects between two immediates: no move first */
@@ -2543,6 +2558,8 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         else
             ADD(s, "selp.b32", "%s, %u, %s, %s", r, cl->trip[j] - adj, r, p);
     }
+    if (stair)
+        ADD(s, "sub.s32", "%s, %s, %s", r, r, stair);
     return MB_OK;
 }
 
@@ -2806,7 +2823,7 @@ mb_status cx_assemble(ctx *c)
     }
     for (size_t l = 0; l < nl; l++) {
         c->r_iter[l] = cx_reg(c, MB_REG_B32);
-        if (c->m->loops[l].ntrips > 1 || c->m->loops[l].span || c->m->loops[l].cycle)
+        if (cx_trip_varies(&c->m->loops[l]))
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
     /* a called function receives its trip count: the load of that argument is the register */

@@ -346,6 +346,7 @@ mb_status cx_finish_memory(ctx *c)
                     trips = c->m->loops[l].trip[0] + c->m->loops[l].span;
                 if (c->m->loops[l].cycle)
                     trips = (c->m->loops[l].trip[0] + c->m->loops[l].cycle - 1) / c->reduce_num + 1;
+                trips += c->m->loops[l].stairs;
                 if (pl->loop_term_coef[k] < 0)
                     neg = 1;
                 loop_span += pl->loop_term_coef[k] * trips;

@@ -571,7 +571,7 @@ static int thread_independent_trips(ctx *c, int l, const trip_weight *g, size_t 
     }
     uint32_t from[8];
     from[0] = 0;
-    int fits = o >= 0 && c->m->loops[o].ntrips == 1 && !c->m->loops[o].span && c->m->loops[o].outer < 0;
+    int fits = o >= 0 && c->m->loops[o].ntrips == 1 && !cx_trip_varies(&c->m->loops[o]) && c->m->loops[o].outer < 0;
     for (size_t j = 1; j < n && fits; j++) {
         share += g[j - 1].weight;
         from[j] = (uint32_t)((double)c->m->loops[o].trip[0] * share / total + 0.5);
@@ -630,8 +630,9 @@ static double controller_divergence(const ctx *c, int l)
 /* The divergence of loop l's exit as the clone's warps run it with their
  * threads' trips (cx_trip): an activation runs to the warp's longest trip
  * and diverges once at every shorter trip one of its lanes has. Lanes of a
- * warp activate the loop together, as the host run counts them. */
-static double exit_divergence(const ctx *c, int l, const uint64_t *activations)
+ * warp activate the loop together, as the host run counts them. With it,
+ * the exit's warp executions. */
+static double exit_stats(const ctx *c, int l, const uint64_t *activations, double *warp_execs)
 {
     double diverged = 0, execs = 0;
     uint32_t t = 0;
@@ -656,7 +657,137 @@ static double exit_divergence(const ctx *c, int l, const uint64_t *activations)
             execs += (double)acts * (double)longest;
         }
     }
+    if (warp_execs)
+        *warp_execs = execs;
     return execs > 0 ? diverged / execs : 0;
+}
+
+static double exit_divergence(const ctx *c, int l, const uint64_t *activations)
+{
+    return exit_stats(c, l, activations, NULL);
+}
+
+/* Distinct trip values a loop may take (exit_divergence tells 8 apart). */
+#define TRIP_VALUES_MAX 8
+/* An exit divergence this near the original's needs no stairs. */
+#define STAIR_DIVERGENCE_MET 0.01
+
+/* The mean trip of loop l's activations as the clone runs them. */
+static double clone_mean_trip(const ctx *c, int l, const uint64_t *activations)
+{
+    double n = 0, sum = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (activations[t]) {
+            n += (double)activations[t];
+            sum += (double)activations[t] * (double)cx_trip(c, l, t, NULL);
+        }
+    return n > 0 ? sum / n : 0;
+}
+
+/* Loop l's trips: the groups g placed for a lane period of p warps, with
+ * k stairs of 1 << shift keys each on its first keys. */
+static mb_status set_stairs(ctx *c, int l, const trip_weight *g, size_t n, const uint64_t *activations,
+                            uint32_t p, uint32_t k, uint32_t shift)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    cl->lane_period = p;
+    cl->reversed = 0;
+    cl->stairs = k;
+    cl->stair_shift = shift;
+    return place_trips(c, l, g, n, activations);
+}
+
+/* How far loop l's exit divergence and mean trip are from the original's
+ * divergence and the reduction's mean, the worse of the two in units of
+ * what `compare` tolerates; above 1 where either is out of tolerance (the
+ * mean keeps a tenth of its tolerance for the loop's other blocks). */
+static double stair_score(const ctx *c, int l, const uint64_t *activations, double target, double want)
+{
+    mb_compare_tolerance tol = mb_compare_default_tolerance(c->m->reduction);
+    double div = fabs(exit_divergence(c, l, activations) - target) / tol.divergence_pts;
+    double mean = fabs(clone_mean_trip(c, l, activations) / want - 1) / (0.9 * tol.ecount_rel);
+    return div > mean ? div : mean;
+}
+
+/*
+ * Reduced trips can split warps less often than the original's exit did:
+ * 2 or 3 iterations become 1 in every lane at R = 2 and never diverge;
+ * tid % 7 + 1 iterations keep 1 or 2 at R = 8 and diverge at most once in
+ * two. Stairs restore the splits: the first k keys of every period of p
+ * warps, single lanes of one warp, run k..1 iterations more, so that
+ * warp's exit diverges up to k more times, at a cost of k(k+1)/2
+ * iterations per p warps. The (p, k) that keeps both the exit divergence
+ * near the original's and the mean trip near the reduction's (what
+ * `compare` expects of the loop's blocks) is kept, if both are within
+ * tolerance with it.
+ */
+static mb_status add_stairs(ctx *c, int l, const trip_weight *g, size_t n, const uint64_t *activations,
+                            int *added)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    double target = controller_divergence(c, l);
+    *added = 0;
+    if (target <= 0 || cl->controller < 0 || cl->outer >= 0 || cl->cycle || n < 1 || n >= TRIP_VALUES_MAX)
+        return MB_OK;
+    if (fabs(exit_divergence(c, l, activations) - target) <= STAIR_DIVERGENCE_MET)
+        return MB_OK;
+    double want = mb_sprof_reduced_mean_trip(&c->f->loops[l], c->m->reduction);
+    /* stairs must bring both within tolerance (else they trade one
+     * statistic for another) and gain a quarter of it over no stairs
+     * (their instructions count in the totals too) */
+    double best = stair_score(c, l, activations, target, want);
+    best = (best < 1.25 ? best : 1.25) - 0.25;
+    mb_clone_loop kept = *cl;
+    uint32_t from[TRIP_VALUES_MAX];
+    memcpy(from, cl->trip_from, n * sizeof(uint32_t));
+    /* of those, the one adding the fewest warp executions (a warp's extra
+     * iterations hold its CTA back), the widest on ties: wider stairs run
+     * those iterations on more lanes */
+    double best_execs = 0;
+    uint32_t best_p = 0, best_k = 0, best_shift = 0, warps = c->nthreads / 32 + (c->nthreads % 32 != 0);
+    mb_status st = MB_OK;
+    for (uint32_t p = 1; p < warps && st == MB_OK; p *= 2)
+        for (uint32_t k = 1; n + k <= TRIP_VALUES_MAX && st == MB_OK; k++)
+            for (uint32_t shift = 0; (k << shift) <= 32 && st == MB_OK; shift++) {
+                st = set_stairs(c, l, g, n, activations, p, k, shift);
+                double score = stair_score(c, l, activations, target, want), execs;
+                exit_stats(c, l, activations, &execs);
+                if (score < best && (!best_k || execs < best_execs - 0.5 ||
+                                     (execs < best_execs + 0.5 && shift > best_shift))) {
+                    best_execs = execs;
+                    best_p = p;
+                    best_k = k;
+                    best_shift = shift;
+                }
+            }
+    if (st == MB_OK && best_k) {
+        *added = 1;
+        return set_stairs(c, l, g, n, activations, best_p, best_k, best_shift);
+    }
+    *cl = kept;
+    memcpy(cl->trip_from, from, n * sizeof(uint32_t));
+    return st;
+}
+
+/* Stairs for a loop whose threads all run one reduced trip, though the
+ * original's exit diverged: a host run counts its activations. */
+static mb_status single_trip_stairs(ctx *c, int l, const trip_weight *g, double *ecount)
+{
+    sim_watch w;
+    memset(&w, 0, sizeof(w));
+    w.branch_block = -1;
+    w.loop = l;
+    w.activations = calloc(c->nthreads + 1, sizeof(uint64_t));
+    if (!w.activations)
+        return cx_nomem(c);
+    int added = 0;
+    mb_status st = cx_simulate(c, &w, ecount);
+    if (st == MB_OK)
+        st = add_stairs(c, l, g, 1, w.activations, &added);
+    if (st == MB_OK && added)
+        st = cx_simulate(c, NULL, ecount);
+    free(w.activations);
+    return st;
 }
 
 static mb_status calibrate_trips(ctx *c, int l, double *ecount)
@@ -666,6 +797,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     size_t n = trip_groups(c, l, g);
     cl->ntrips = n;
     cl->span = 0;
+    cl->stairs = cl->stair_shift = 0;
     const mb_sprof_loop *sl = &c->f->loops[l];
     /* n values give n - 1 boundaries; a warp that mixes trip counts holds
      * about one, so the key repeats every (n - 1) / f warps */
@@ -749,6 +881,8 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         cl->trip[j] = g[j].trip;
         cl->trip_from[j] = 0;
     }
+    if (n == 1 && controller_divergence(c, l) > 0)
+        return single_trip_stairs(c, l, g, ecount);
     if (n <= 1)
         return MB_OK;
     /* the first threads get the most iterations, as in strided loops
@@ -805,6 +939,11 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
         if (st == MB_OK)
             st = place_trips(c, l, g, n, w.activations);
     }
+    int added = 0;
+    if (st == MB_OK)
+        st = add_stairs(c, l, g, n, w.activations, &added);
+    if (st == MB_OK && added)
+        st = cx_simulate(c, NULL, ecount);
     free(w.activations);
     return st;
 }

@@ -18,6 +18,9 @@ typedef struct mb_trip_scale {
  * iterations that express its SIMD efficiency (docs/synth.md). */
 mb_trip_scale mb_sprof_trip_scale(const mb_sprof_loop *l, double r);
 uint64_t mb_sprof_reduced_trip(mb_trip_scale s, int64_t t);
+/* The mean of loop l's reduced trips over its activations (what `compare`
+ * expects of the clone's). */
+double mb_sprof_reduced_mean_trip(const mb_sprof_loop *l, double r);
 
 /* mb_sprof_expected_ecount_in for function f as its loops alone scale it
  * (compare.c): the factor of a called function's calls left out. */

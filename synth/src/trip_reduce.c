@@ -85,3 +85,14 @@ uint64_t mb_sprof_reduced_trip(mb_trip_scale s, int64_t t)
         return 1;
     return v > 2147483647.0 ? 2147483647u : (uint64_t)v;
 }
+
+double mb_sprof_reduced_mean_trip(const mb_sprof_loop *l, double r)
+{
+    mb_trip_scale s = mb_sprof_trip_scale(l, r);
+    double n = 0, sum = 0;
+    for (size_t j = 0; j < l->trips.n; j++) {
+        n += (double)l->trips.count[j];
+        sum += (double)mb_sprof_reduced_trip(s, l->trips.key[j]) * (double)l->trips.count[j];
+    }
+    return n > 0 ? sum / n : 1;
+}

@@ -315,6 +315,11 @@ typedef struct mb_clone_loop {
                                 not packed into a few lanes of every warp or of one in P */
     uint32_t span;         /**< > 0: trip = trip[0] + ((key * span) >> shift), a uniform spread */
     uint32_t shift;
+    uint32_t stairs;       /**< > 0: the first stairs << stair_shift keys (lanes of one warp in
+                                lane_period) run stairs - (key >> stair_shift) iterations
+                                more: that warp's exit diverges where the reduced trips
+                                alone would not split it (docs/synth.md) */
+    uint32_t stair_shift;
     uint32_t cycle;        /**< > 0: trip = max(1, (trip[0] + i mod cycle) / R), i the thread
                                 index (in the CTA when cycle_in_cta, else global): every warp
                                 holds every value, trip[0] and cycle as profiled */
