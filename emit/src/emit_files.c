@@ -88,6 +88,23 @@ static void readme_cases(const mb_clone_model *m, const char *prefix, mb_buf *ca
                           b->halving ? " halved every iteration" : "");
         if (b->rule == MB_RULE_BOX)
             mb_buf_printf(cases, " (X %u, Y %u)", b->box_x, b->box_y);
+        if ((b->rule == MB_RULE_LOOP_BACK || b->rule == MB_RULE_LOOP_EXIT) && b->loop >= 0 &&
+            (size_t)b->loop < m->nloops && m->loops[b->loop].stairs) {
+            const mb_clone_loop *l = &m->loops[b->loop];
+            char warps[48];
+            if (l->lane_period > 1)
+                snprintf(warps, sizeof warps, "one warp in %u", l->lane_period);
+            else
+                snprintf(warps, sizeof warps, "every warp");
+            uint32_t width = 1u << l->stair_shift, lanes = l->stairs * width;
+            if (lanes == 1)
+                mb_buf_printf(cases, " (stairs: lane 0 of %s runs an iteration more)", warps);
+            else if (l->stairs == 1)
+                mb_buf_printf(cases, " (stairs: lanes 0 to %u of %s run an iteration more)", lanes - 1, warps);
+            else
+                mb_buf_printf(cases, " (stairs: lanes 0 to %u of %s run %u to 1 iterations more, %u lane%s a step)",
+                              lanes - 1, warps, l->stairs, width, width > 1 ? "s" : "");
+        }
         if (b->rule == MB_RULE_COMPARE) {
             mb_buf_puts(cases, ": `");
             mb_cond_format(b->cond, cases);
