@@ -83,6 +83,40 @@ static char *slurp(const char *dir, const char *name)
     return data;
 }
 
+/* A loop's stairs are named with its branch in the README, in each form. */
+static void test_readme_stairs(void **state)
+{
+    (void)state;
+    mb_clone_model *m = fixture_model(2);
+    assert_int_equal(m->branches[1].rule, MB_RULE_LOOP_BACK);
+    assert_int_equal(m->branches[1].loop, 0);
+    const struct {
+        uint32_t stairs, shift, period;
+        const char *text;
+    } cases[] = {
+        {0, 0, 1, NULL},
+        {1, 0, 8, "(stairs: lane 0 of one warp in 8 runs an iteration more)"},
+        {1, 4, 8, "(stairs: lanes 0 to 15 of one warp in 8 run an iteration more)"},
+        {2, 0, 1, "(stairs: lanes 0 to 1 of every warp run 2 to 1 iterations more, 1 lane a step)"},
+        {2, 3, 4, "(stairs: lanes 0 to 15 of one warp in 4 run 2 to 1 iterations more, 8 lanes a step)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m->loops[0].stairs = cases[i].stairs;
+        m->loops[0].stair_shift = cases[i].shift;
+        m->loops[0].lane_period = cases[i].period;
+        mb_buf out = MB_BUF_INIT;
+        mb_error err;
+        mb_error_clear(&err);
+        assert_int_equal(mb_emit_readme(m, &out, &err), MB_OK);
+        if (cases[i].text)
+            assert_non_null(strstr(out.data, cases[i].text));
+        else
+            assert_null(strstr(out.data, "stairs"));
+        mb_buf_free(&out);
+    }
+    mb_clone_free(m);
+}
+
 static void test_clone_dir(void **state)
 {
     (void)state;
@@ -148,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_fill),
         cmocka_unit_test(test_clone_dir),
+        cmocka_unit_test(test_readme_stairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
