@@ -571,7 +571,8 @@ static int thread_independent_trips(ctx *c, int l, const trip_weight *g, size_t 
     }
     uint32_t from[8];
     from[0] = 0;
-    int fits = o >= 0 && c->m->loops[o].ntrips == 1 && !cx_trip_varies(&c->m->loops[o]) && c->m->loops[o].outer < 0;
+    const mb_clone_loop *ol = o >= 0 ? &c->m->loops[o] : NULL;
+    int fits = ol && ol->ntrips == 1 && !cx_trip_varies(ol) && ol->outer < 0;
     for (size_t j = 1; j < n && fits; j++) {
         share += g[j - 1].weight;
         from[j] = (uint32_t)((double)c->m->loops[o].trip[0] * share / total + 0.5);
@@ -627,14 +628,19 @@ static double controller_divergence(const ctx *c, int l)
     return -1;
 }
 
-/* The divergence of loop l's exit as the clone's warps run it with their
- * threads' trips (cx_trip): an activation runs to the warp's longest trip
- * and diverges once at every shorter trip one of its lanes has. Lanes of a
- * warp activate the loop together, as the host run counts them. With it,
- * the exit's warp executions. */
-static double exit_stats(const ctx *c, int l, const uint64_t *activations, double *warp_execs)
+/* Loop l's exit as the clone's warps run it with their threads' trips
+ * (cx_trip): an activation runs to the warp's longest trip and diverges
+ * once at every shorter trip one of its lanes has. Lanes of a warp
+ * activate the loop together, as the host run counts them. */
+typedef struct exit_run {
+    double divergence; /* diverged warp executions over warp executions */
+    double warp_execs;
+    double mean_trip;  /* over the activations */
+} exit_run;
+
+static exit_run run_exit(const ctx *c, int l, const uint64_t *activations)
 {
-    double diverged = 0, execs = 0;
+    double diverged = 0, execs = 0, lane_acts = 0, lane_trips = 0;
     uint32_t t = 0;
     while (t < c->nthreads) {
         const uint32_t warp = c->kf[t] >> 5;
@@ -646,6 +652,8 @@ static double exit_stats(const ctx *c, int l, const uint64_t *activations, doubl
             acts = activations[t] > acts ? activations[t] : acts;
             const uint32_t trip = cx_trip(c, l, t, NULL);
             longest = trip > longest ? trip : longest;
+            lane_acts += (double)activations[t];
+            lane_trips += (double)activations[t] * (double)trip;
             uint32_t j = 0;
             while (j < distinct && trips[j] != trip)
                 j++;
@@ -657,69 +665,41 @@ static double exit_stats(const ctx *c, int l, const uint64_t *activations, doubl
             execs += (double)acts * (double)longest;
         }
     }
-    if (warp_execs)
-        *warp_execs = execs;
-    return execs > 0 ? diverged / execs : 0;
+    exit_run r = {execs > 0 ? diverged / execs : 0, execs, lane_acts > 0 ? lane_trips / lane_acts : 0};
+    return r;
 }
 
 static double exit_divergence(const ctx *c, int l, const uint64_t *activations)
 {
-    return exit_stats(c, l, activations, NULL);
+    return run_exit(c, l, activations).divergence;
 }
 
-/* Distinct trip values a loop may take (exit_divergence tells 8 apart). */
+/* Distinct trip values a loop may take (run_exit tells 8 apart). */
 #define TRIP_VALUES_MAX 8
 /* An exit divergence this near the original's needs no stairs. */
 #define STAIR_DIVERGENCE_MET 0.01
 
-/* The mean trip of loop l's activations as the clone runs them. */
-static double clone_mean_trip(const ctx *c, int l, const uint64_t *activations)
-{
-    double n = 0, sum = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++)
-        if (activations[t]) {
-            n += (double)activations[t];
-            sum += (double)activations[t] * (double)cx_trip(c, l, t, NULL);
-        }
-    return n > 0 ? sum / n : 0;
-}
-
-/* Loop l's trips: the groups g placed for a lane period of p warps, with
- * k stairs of 1 << shift keys each on its first keys. */
-static mb_status set_stairs(ctx *c, int l, const trip_weight *g, size_t n, const uint64_t *activations,
-                            uint32_t p, uint32_t k, uint32_t shift)
-{
-    mb_clone_loop *cl = &c->m->loops[l];
-    cl->lane_period = p;
-    cl->reversed = 0;
-    cl->stairs = k;
-    cl->stair_shift = shift;
-    return place_trips(c, l, g, n, activations);
-}
-
-/* How far loop l's exit divergence and mean trip are from the original's
- * divergence and the reduction's mean, the worse of the two in units of
- * what `compare` tolerates; above 1 where either is out of tolerance (the
- * mean keeps a tenth of its tolerance for the loop's other blocks). */
-static double stair_score(const ctx *c, int l, const uint64_t *activations, double target, double want)
+/* How far a run's exit divergence and mean trip are from the original's
+ * divergence and the reduction's mean, each in units of what `compare`
+ * tolerates (the mean keeps a tenth of its tolerance for the loop's other
+ * blocks): above 1 is out of tolerance. */
+static void stair_errors(const ctx *c, exit_run r, double target, double want, double *div, double *mean)
 {
     mb_compare_tolerance tol = mb_compare_default_tolerance(c->m->reduction);
-    double div = fabs(exit_divergence(c, l, activations) - target) / tol.divergence_pts;
-    double mean = fabs(clone_mean_trip(c, l, activations) / want - 1) / (0.9 * tol.ecount_rel);
-    return div > mean ? div : mean;
+    *div = fabs(r.divergence - target) / tol.divergence_pts;
+    *mean = fabs(r.mean_trip / want - 1) / (0.9 * tol.ecount_rel);
 }
 
 /*
  * Reduced trips can split warps less often than the original's exit did:
  * 2 or 3 iterations become 1 in every lane at R = 2 and never diverge;
  * tid % 7 + 1 iterations keep 1 or 2 at R = 8 and diverge at most once in
- * two. Stairs restore the splits: the first k keys of every period of p
- * warps, single lanes of one warp, run k..1 iterations more, so that
- * warp's exit diverges up to k more times, at a cost of k(k+1)/2
- * iterations per p warps. The (p, k) that keeps both the exit divergence
- * near the original's and the mean trip near the reduction's (what
- * `compare` expects of the loop's blocks) is kept, if both are within
- * tolerance with it.
+ * two. Stairs restore the splits: k steps of w keys from the first key of
+ * every period of p warps (lanes 0 to kw - 1 of one warp) run k..1
+ * iterations more, so that warp's exit diverges up to k more times, at a
+ * cost of w k (k + 1) / 2 iterations per p warps. Kept only with both the
+ * exit divergence and the mean trip (what `compare` expects of the loop's
+ * blocks) within tolerance.
  */
 static mb_status add_stairs(ctx *c, int l, const trip_weight *g, size_t n, const uint64_t *activations,
                             int *added)
@@ -729,59 +709,84 @@ static mb_status add_stairs(ctx *c, int l, const trip_weight *g, size_t n, const
     *added = 0;
     if (target <= 0 || cl->controller < 0 || cl->outer >= 0 || cl->cycle || n < 1 || n >= TRIP_VALUES_MAX)
         return MB_OK;
-    if (fabs(exit_divergence(c, l, activations) - target) <= STAIR_DIVERGENCE_MET)
+    exit_run now = run_exit(c, l, activations);
+    if (fabs(now.divergence - target) <= STAIR_DIVERGENCE_MET)
         return MB_OK;
-    double want = mb_sprof_reduced_mean_trip(&c->f->loops[l], c->m->reduction);
-    /* stairs must bring both within tolerance (else they trade one
-     * statistic for another) and gain a quarter of it over no stairs
-     * (their instructions count in the totals too) */
-    double best = stair_score(c, l, activations, target, want);
-    best = (best < 1.25 ? best : 1.25) - 0.25;
+    double want = mb_sprof_reduced_mean_trip(&c->f->loops[l], c->m->reduction), div, mean;
+    /* both within tolerance (else stairs trade one statistic for another),
+     * and a quarter of it gained over no stairs (their instructions count
+     * in the totals too) */
+    stair_errors(c, now, target, want, &div, &mean);
+    double limit = (div > mean ? div : mean) < 1.25 ? (div > mean ? div : mean) - 0.25 : 1;
     mb_clone_loop kept = *cl;
     uint32_t from[TRIP_VALUES_MAX];
     memcpy(from, cl->trip_from, n * sizeof(uint32_t));
     /* of those, the one adding the fewest warp executions (a warp's extra
-     * iterations hold its CTA back), the widest on ties: wider stairs run
+     * iterations hold its CTA back), the widest on ties: wider steps run
      * those iterations on more lanes */
     double best_execs = 0;
     uint32_t best_p = 0, best_k = 0, best_shift = 0, warps = c->nthreads / 32 + (c->nthreads % 32 != 0);
     mb_status st = MB_OK;
-    for (uint32_t p = 1; p < warps && st == MB_OK; p *= 2)
-        for (uint32_t k = 1; n + k <= TRIP_VALUES_MAX && st == MB_OK; k++)
-            for (uint32_t shift = 0; (k << shift) <= 32 && st == MB_OK; shift++) {
-                st = set_stairs(c, l, g, n, activations, p, k, shift);
-                double score = stair_score(c, l, activations, target, want), execs;
-                exit_stats(c, l, activations, &execs);
-                if (score < best && (!best_k || execs < best_execs - 0.5 ||
-                                     (execs < best_execs + 0.5 && shift > best_shift))) {
-                    best_execs = execs;
+    for (uint32_t p = 1; p < warps && st == MB_OK; p *= 2) {
+        cl->lane_period = p;
+        cl->reversed = 0;
+        cl->stairs = 0;
+        st = place_trips(c, l, g, n, activations);
+        /* more or wider steps only add iterations: stop at the first whose
+         * mean is out of tolerance */
+        for (uint32_t k = 1; n + k <= TRIP_VALUES_MAX && st == MB_OK; k++) {
+            uint32_t shift = 0;
+            for (; (k << shift) <= 32; shift++) {
+                cl->stairs = k;
+                cl->stair_shift = shift;
+                exit_run r = run_exit(c, l, activations);
+                stair_errors(c, r, target, want, &div, &mean);
+                if (mean >= limit)
+                    break;
+                if (div < limit && (!best_k || r.warp_execs < best_execs - 0.5 ||
+                                    (r.warp_execs < best_execs + 0.5 && shift > best_shift))) {
+                    best_execs = r.warp_execs;
                     best_p = p;
                     best_k = k;
                     best_shift = shift;
                 }
             }
+            if (shift == 0)
+                break;
+        }
+    }
     if (st == MB_OK && best_k) {
         *added = 1;
-        return set_stairs(c, l, g, n, activations, best_p, best_k, best_shift);
+        cl->lane_period = best_p;
+        cl->stairs = best_k;
+        cl->stair_shift = best_shift;
+        return place_trips(c, l, g, n, activations);
     }
     *cl = kept;
     memcpy(cl->trip_from, from, n * sizeof(uint32_t));
     return st;
 }
 
+/* A host run counting loop l's activations per thread into
+ * w->activations (the caller frees it). */
+static mb_status count_activations(ctx *c, int l, sim_watch *w, double *ecount)
+{
+    memset(w, 0, sizeof(*w));
+    w->branch_block = -1;
+    w->loop = l;
+    w->activations = calloc(c->nthreads + 1, sizeof(uint64_t));
+    if (!w->activations)
+        return cx_nomem(c);
+    return cx_simulate(c, w, ecount);
+}
+
 /* Stairs for a loop whose threads all run one reduced trip, though the
- * original's exit diverged: a host run counts its activations. */
+ * original's exit diverged. */
 static mb_status single_trip_stairs(ctx *c, int l, const trip_weight *g, double *ecount)
 {
     sim_watch w;
-    memset(&w, 0, sizeof(w));
-    w.branch_block = -1;
-    w.loop = l;
-    w.activations = calloc(c->nthreads + 1, sizeof(uint64_t));
-    if (!w.activations)
-        return cx_nomem(c);
     int added = 0;
-    mb_status st = cx_simulate(c, &w, ecount);
+    mb_status st = count_activations(c, l, &w, ecount);
     if (st == MB_OK)
         st = add_stairs(c, l, g, 1, w.activations, &added);
     if (st == MB_OK && added)
@@ -897,13 +902,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
     if (thread_independent_trips(c, l, g, n))
         return MB_OK;
     sim_watch w;
-    memset(&w, 0, sizeof(w));
-    w.branch_block = -1;
-    w.loop = l;
-    w.activations = calloc(c->nthreads + 1, sizeof(uint64_t));
-    if (!w.activations)
-        return cx_nomem(c);
-    mb_status st = cx_simulate(c, &w, ecount);
+    mb_status st = count_activations(c, l, &w, ecount);
     if (st == MB_OK)
         st = place_trips(c, l, g, n, w.activations);
     double target = controller_divergence(c, l);
