@@ -717,7 +717,7 @@ static mb_status add_stairs(ctx *c, int l, const trip_weight *g, size_t n, const
      * and a quarter of it gained over no stairs (their instructions count
      * in the totals too) */
     stair_errors(c, now, target, want, &div, &mean);
-    double limit = (div > mean ? div : mean) < 1.25 ? (div > mean ? div : mean) - 0.25 : 1;
+    double worst = div > mean ? div : mean, limit = worst < 1.25 ? worst - 0.25 : 1;
     mb_clone_loop kept = *cl;
     uint32_t from[TRIP_VALUES_MAX];
     memcpy(from, cl->trip_from, n * sizeof(uint32_t));

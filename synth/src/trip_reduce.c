@@ -22,14 +22,13 @@ static int trip_range(const mb_sprof_loop *l, double *longest, double *mean)
     return 1;
 }
 
-static double reduced_mean(const mb_sprof_loop *l, double div, double offset)
+/* The mean of loop l's trips, each reduced by scale s, over its activations. */
+static double reduced_mean(const mb_sprof_loop *l, mb_trip_scale s)
 {
     double n = 0, sum = 0;
     for (size_t j = 0; j < l->trips.n; j++) {
-        double t = l->trips.key[j] > 0 ? (double)l->trips.key[j] : 1;
-        double v = floor(t / div + offset);
         n += (double)l->trips.count[j];
-        sum += (v < 1 ? 1 : v) * (double)l->trips.count[j];
+        sum += (double)mb_sprof_reduced_trip(s, l->trips.key[j]) * (double)l->trips.count[j];
     }
     return n > 0 ? sum / n : 1;
 }
@@ -60,14 +59,14 @@ mb_trip_scale mb_sprof_trip_scale(const mb_sprof_loop *l, double r)
     s.div = cap;
     /* the offsets where some trip's rounded value changes, and 0; the one
      * whose mean is nearest mean / cap, the smallest on ties */
-    double want = mean / cap, best = fabs(reduced_mean(l, cap, 0) - want);
+    double want = mean / cap, best = fabs(reduced_mean(l, (mb_trip_scale){cap, 0}) - want);
     for (size_t j = 0; j < l->trips.n; j++) {
         double q = (double)(l->trips.key[j] > 0 ? l->trips.key[j] : 1) / cap;
         double off = ceil(q - 1e-9) - q;
         if (off <= 1e-9 || off >= 1)
             continue;
         off += 1e-9; /* just past the step, against rounding in the division */
-        double err = fabs(reduced_mean(l, cap, off) - want);
+        double err = fabs(reduced_mean(l, (mb_trip_scale){cap, off}) - want);
         if (err < best - 1e-12 || (err < best + 1e-12 && off < s.offset)) {
             best = err;
             s.offset = off;
@@ -88,11 +87,5 @@ uint64_t mb_sprof_reduced_trip(mb_trip_scale s, int64_t t)
 
 double mb_sprof_reduced_mean_trip(const mb_sprof_loop *l, double r)
 {
-    mb_trip_scale s = mb_sprof_trip_scale(l, r);
-    double n = 0, sum = 0;
-    for (size_t j = 0; j < l->trips.n; j++) {
-        n += (double)l->trips.count[j];
-        sum += (double)mb_sprof_reduced_trip(s, l->trips.key[j]) * (double)l->trips.count[j];
-    }
-    return n > 0 ? sum / n : 1;
+    return reduced_mean(l, mb_sprof_trip_scale(l, r));
 }
