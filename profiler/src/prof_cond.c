@@ -491,7 +491,7 @@ static void values_of(prof_cond_kind kind, const void *raw, uint32_t lo, const u
     switch (kind) {
     case PROF_COND_U16: CONVERT(uint32_t, v & 0xFFFFu); break;
     case PROF_COND_S16: CONVERT(uint32_t, (uint64_t)(int64_t)(int16_t)(uint16_t)v ^ PROF_COND_BIAS); break;
-    case PROF_COND_U32: CONVERT(uint32_t, v); break;
+    case PROF_COND_U32: /* as S32: see prof_cond_signed */
     case PROF_COND_S32: CONVERT(uint32_t, (uint64_t)(int64_t)(int32_t)v ^ PROF_COND_BIAS); break;
     case PROF_COND_U64: CONVERT(uint64_t, v); break;
     case PROF_COND_S64: CONVERT(uint64_t, v ^ PROF_COND_BIAS); break;
@@ -500,10 +500,11 @@ static void values_of(prof_cond_kind kind, const void *raw, uint32_t lo, const u
 #undef CONVERT
 }
 
-/* A 32-bit kind's value of raw word v, unbiased. */
-static inline int64_t value32(prof_cond_kind kind, uint32_t v)
+/* A 32-bit kind's value of raw word v, unbiased (both kinds are fitted
+ * signed: prof_cond_signed). */
+static inline int64_t value32(uint32_t v)
 {
-    return kind == PROF_COND_S32 ? (int64_t)(int32_t)v : (int64_t)v;
+    return (int64_t)(int32_t)v;
 }
 
 /*
@@ -636,10 +637,8 @@ static int shape_hit(const prof_cond_fit *cf, unsigned k, shape_operand *so,
     if (bad)
         return 0;
     const prof_cond_kind kind = (prof_cond_kind)cf->kind;
-    const int64_t v0 = value32(kind, r0);
-    const int64_t min = kind == PROF_COND_S32 ? INT32_MIN : 0;
-    const int64_t max = kind == PROF_COND_S32 ? INT32_MAX : (int64_t)UINT32_MAX;
-    if (v0 + so->dmin < min || v0 + so->dmax > max)
+    const int64_t v0 = value32(r0);
+    if (v0 + so->dmin < INT32_MIN || v0 + so->dmax > INT32_MAX)
         return 0;
     if (changed & a->span->con_used) {
         const uint8_t lane = (uint8_t)lo;
@@ -664,16 +663,15 @@ static int shape_hit(const prof_cond_fit *cf, unsigned k, shape_operand *so,
 }
 
 /* Records operand k of execution ex, which the model (AFF_OK) reproduced. */
-static void shape_record(const prof_cond_fit *cf, unsigned k, shape_operand *so,
+static void shape_record(unsigned k, shape_operand *so,
                          const prof_cond_exec *ex, uint32_t lo)
 {
-    const prof_cond_kind kind = (prof_cond_kind)cf->kind;
     const uint32_t *r = ex->values[k], r0 = r[lo];
-    const int64_t v0 = value32(kind, r0);
+    const int64_t v0 = value32(r0);
     so->dmin = so->dmax = 0;
     for (uint32_t m = ex->executed; m; m &= m - 1) {
         const uint32_t l = (uint32_t)__builtin_ctz(m);
-        const int64_t dl = value32(kind, r[l]) - v0;
+        const int64_t dl = value32(r[l]) - v0;
         so->delta[l] = r[l] - r0;
         so->dmin = dl < so->dmin ? dl : so->dmin;
         so->dmax = dl > so->dmax ? dl : so->dmax;
@@ -760,7 +758,7 @@ void prof_cond_fit_add(prof_cond_fit *cf, const prof_cond_exec *ex)
             continue;
         fit_operand(cf, k, ex);
         if (cf->op[k].state == AFF_OK)
-            shape_record(cf, k, so, ex, lo);
+            shape_record(k, so, ex, lo);
         else
             so->recorded = 0;
     }

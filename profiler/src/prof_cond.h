@@ -88,9 +88,15 @@ const char *prof_cond_cmp_name(const mb_insn *setp);
  * (the fitter compares its exact prediction with the value as unsigned). */
 #define PROF_COND_BIAS ((uint64_t)1 << 63)
 
+/* Whether a kind's values are fitted as signed integers: the signed kinds,
+ * and unsigned 32-bit ones as their two's complement, since a model is
+ * evaluated in 32-bit registers, where it is exact modulo 2^32, and an
+ * index that goes below zero (nw's `k - t > 31` as u32, a bounds check
+ * folded into one unsigned comparison) wraps to the top of the unsigned
+ * range, where no affine model reaches it. */
 static inline int prof_cond_signed(prof_cond_kind k)
 {
-    return k == PROF_COND_S16 || k == PROF_COND_S32 || k == PROF_COND_S64;
+    return k == PROF_COND_S16 || k == PROF_COND_S32 || k == PROF_COND_S64 || k == PROF_COND_U32;
 }
 
 /* What one integer comparison saw over the run. */

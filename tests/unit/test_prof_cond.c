@@ -200,6 +200,46 @@ static void test_loop_iteration(void **state)
     json_decref(root);
 }
 
+/* (b') a wavefront's `0 <= k - t < 32` folded into one unsigned
+ * comparison, `k - t > 31` as u32: k - t goes below zero for the lanes the
+ * step has not reached, which an unsigned fit cannot follow. The model is
+ * exact modulo 2^32 (the constant -5, not 2^32 - 5), as the clone's 32-bit
+ * registers evaluate it. */
+static const char *unsigned_wrap_ptx =
+    HEADER ".visible .entry k(.param .u64 out)\n{\n"
+    "\t.reg .pred %p<4>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n"
+    "\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r3, 0;\n\tmov.u32 %r6, 0;\n"
+    "$L_loop:\n"
+    "\tsub.s32 %r4, %r3, %r1;\n"
+    "\tadd.s32 %r5, %r4, -5;\n"
+    "\tsetp.gt.u32 %p1, %r5, 31;\n"
+    "\t@%p1 bra $L_skip;\n"
+    "\tadd.s32 %r6, %r6, %r4;\n"
+    "$L_skip:\n"
+    "\tadd.s32 %r3, %r3, 1;\n"
+    "\tsetp.lt.s32 %p2, %r3, 40;\n"
+    "\t@%p2 bra $L_loop;\n"
+    "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n"
+    "\tret;\n}\n";
+
+static void test_unsigned_wrap(void **state)
+{
+    (void)state;
+    json_t *root = profile(unsigned_wrap_ptx, "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 32}},"
+                                              " \"launches\": [{\"kernel\": \"k\", \"grid\": 1,"
+                                              " \"block\": 32, \"args\": [\"o\"]}]}");
+    json_t *cm = model_at(root, line_of(unsigned_wrap_ptx, "@%p1 bra"));
+    assert_non_null(cm);
+    assert_true(is_true(cm, "exact"));
+    json_t *leaf = json_object_get(cm, "expr");
+    assert_string_equal(str(leaf, "cmp"), "gt");
+    assert_string_equal(str(leaf, "type"), "u32");
+    check_operand(json_object_get(leaf, "a"), -5, "tid.x", -1LL, "iter.loop0", 1LL, NULL);
+    check_operand(json_object_get(leaf, "b"), 31, NULL);
+    json_decref(root);
+}
+
 /* (c) data against a constant, (d) a float comparison, (f) @!p. */
 static const char *data_ptx =
     HEADER ".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
@@ -554,6 +594,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounds_check),
         cmocka_unit_test(test_loop_iteration),
+        cmocka_unit_test(test_unsigned_wrap),
         cmocka_unit_test(test_data_float_negate),
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_repeats_checked),
