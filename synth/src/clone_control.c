@@ -533,6 +533,49 @@ static mb_clone_case const_case(const ctx *c, int block, int taken)
     return MB_CASE_UNIFORM;
 }
 
+/* The calibrated rule of a thread condition (section 4.2.2): a threshold on
+ * a lane key, or a box of the global indices. */
+static void key_rule(ctx *c, int k, const mb_sprof_branch *br, mb_clone_branch *cb)
+{
+    int l = cx_block_loop(c, k);
+    cb->rule = MB_RULE_KEY;
+    cb->cond = NULL;
+    cb->loop = l;
+    cb->true_taken = 0;
+    cb->lane_period = lane_period(c, br->divergence_fraction, br->warp_execs);
+    /* a condition on the thread index alone splits every CTA alike
+     * ('first N threads' of each CTA); a lane pattern finer than a CTA
+     * keeps the lane key */
+    uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
+    if (br->cta_relative && ctas > 1 && (cb->lane_period == 0 || cb->lane_period >= c->wpc)) {
+        cb->cta_relative = 1;
+        cb->lane_period = 0;
+    }
+    /* 2-D launches: the first N threads of a box (x < X and y < Y over
+     * the global indices), the usual bounds check of 2-D kernels */
+    uint64_t xs = (uint64_t)c->p->grid[0] * c->p->block[0], ys = (uint64_t)c->p->grid[1] * c->p->block[1];
+    if (l < 0 && !cb->cta_relative && xs > 1 && ys > 1 && xs * ys <= (1u << 22) &&
+        c->p->grid[2] * c->p->block[2] == 1 && strcmp(br->condition, "thread/cta id") == 0) {
+        cb->rule = MB_RULE_BOX;
+        cb->lane_period = 0;
+    }
+    if (l < 0)
+        cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
+    else
+        cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
+    /* a thread condition reading the loop's counter may halve its
+     * threshold every iteration (the calibration decides) */
+    if (cb->rule != MB_RULE_KEY || !br->reads_loop_counter)
+        cb->loop = -1;
+}
+
+void cx_key_fallback(ctx *c, int block)
+{
+    const mb_sprof_branch *br = branch_of(c, block);
+    if (br)
+        key_rule(c, block, br, &c->m->branches[c->b[block].branch]);
+}
+
 mb_status cx_classify(ctx *c)
 {
     mb_status st = successors(c);
@@ -620,33 +663,7 @@ mb_status cx_classify(ctx *c)
             cb->hash_mult = (uint32_t)(cx_rand(c) | 1);
             continue;
         }
-        cb->rule = MB_RULE_KEY;
-        cb->true_taken = 0;
-        cb->lane_period = lane_period(c, br->divergence_fraction, br->warp_execs);
-        /* a condition on the thread index alone splits every CTA alike
-         * ('first N threads' of each CTA); a lane pattern finer than a CTA
-         * keeps the lane key */
-        uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
-        if (br->cta_relative && ctas > 1 && (cb->lane_period == 0 || cb->lane_period >= c->wpc)) {
-            cb->cta_relative = 1;
-            cb->lane_period = 0;
-        }
-        /* 2-D launches: the first N threads of a box (x < X and y < Y over
-         * the global indices), the usual bounds check of 2-D kernels */
-        uint64_t xs = (uint64_t)c->p->grid[0] * c->p->block[0], ys = (uint64_t)c->p->grid[1] * c->p->block[1];
-        if (l < 0 && !cb->cta_relative && xs > 1 && ys > 1 && xs * ys <= (1u << 22) &&
-            c->p->grid[2] * c->p->block[2] == 1 && strcmp(br->condition, "thread/cta id") == 0) {
-            cb->rule = MB_RULE_BOX;
-            cb->lane_period = 0;
-        }
-        if (l < 0)
-            cb->kind = cb->lane_period ? MB_CASE_OUTSIDE_LANES : MB_CASE_OUTSIDE_FIRST_N;
-        else
-            cb->kind = c->loop_of_header[k] == l ? MB_CASE_TARGET_GROUPS : MB_CASE_INSIDE_THREAD;
-        /* a thread condition reading the loop's counter may halve its
-         * threshold every iteration (the calibration decides) */
-        if (cb->rule != MB_RULE_KEY || !br->reads_loop_counter)
-            cb->loop = -1;
+        key_rule(c, (int)k, br, cb);
     }
     /* trip values: scaled by the reduction factor, rounded down, at least 1 (6.1 i);
      * a loop whose warps all mix trip counts keeps its spread (trip_reduce.c) */

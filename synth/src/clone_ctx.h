@@ -47,6 +47,7 @@ typedef struct slot {
     const char *val_before, *val_after;
     int val_class;
     uint32_t nvals;
+    int filler;             /* made by cx_filler: its value is the model's to choose */
     /* instructions inserted before this slot */
     need *ins;
     size_t nins, ins_cap;
@@ -378,5 +379,11 @@ mb_status cx_refill(ctx *c, const int *blocks, const size_t *slots, size_t n);
 /* A register of class `cls` written by a producer the profile recorded for
  * slot i of `block` (each used once), or NULL. */
 const char *cx_producer(ctx *c, int block, size_t i, int cls);
+/* Whether a later ALU or conversion instruction of the block reads slot i's
+ * result (the profile's producers) as a register of class `cls`. */
+int cx_read_as(const ctx *c, int block, size_t i, int cls);
+/* Gives the branch of `block` the calibrated thread-condition rule in place
+ * of the original's comparison. */
+void cx_key_fallback(ctx *c, int block);
 
 #endif

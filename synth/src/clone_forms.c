@@ -213,6 +213,27 @@ const char *cx_producer(ctx *c, int block, size_t i, int cls)
     return r == pool[cls] ? NULL : r;
 }
 
+int cx_read_as(const ctx *c, int block, size_t i, int cls)
+{
+    const mb_sprof_block *sb = &c->f->blocks[block];
+    const blk *b = &c->b[block];
+    if (!sb->dep_start)
+        return 0;
+    for (size_t j = i + 1; j < b->nslots && j < sb->nchain; j++) {
+        token_parts t;
+        split_token(b->slots[j].token, &t);
+        /* a memory instruction's operand may be its address or its value */
+        if (!t.ntypes || !strcmp(t.opcode, "ld") || !strcmp(t.opcode, "st") ||
+            !strcmp(t.opcode, "atom") || !strcmp(t.opcode, "red"))
+            continue;
+        int read = cx_class_of_type(!strcmp(t.opcode, "cvt") && t.ntypes == 2 ? t.type[1] : t.type[0]);
+        for (uint32_t k = sb->dep_start[j]; k < sb->dep_start[j + 1]; k++)
+            if (j - sb->dep[k] == i && read == cls)
+                return 1;
+    }
+    return 0;
+}
+
 /* A register of class `cls` for the filler's result: when a filler is made
  * again (cx_refill), the one it wrote before, which later slots may read. */
 static const char *dest_reg(ctx *c, const slot *s, int cls)
@@ -325,6 +346,15 @@ mb_status cx_filler(ctx *c, int block, size_t i, const char *token, slot *s)
                        cx_fmt(c, "%s, %s, %s", d, SRC(cls), SRC(cls)), cls, d);
         /* an immediate divisor: a register could be zero and fault */
         return set(c, s, cx_fmt(c, "%s.%s", op, ty), cx_fmt(c, "%s, %s, 3", d, SRC(cls)), cls, d);
+    }
+    /* the chain keeps no `.wide`: a product the block reads at twice the
+     * width is one (mul.wide.u16 of a loaded byte added to a 32-bit index,
+     * mul.wide.s32 of an index added to a 64-bit address) */
+    if (!strcmp(op, "mul") && !is_float(ty) && (cls == MB_REG_B16 || cls == MB_REG_B32) &&
+        !cx_read_as(c, block, i, cls) && cx_read_as(c, block, i, cls + 1)) {
+        const char *w = dest_reg(c, s, cls + 1);
+        return set(c, s, cx_fmt(c, "mul.wide.%s", ty), cx_fmt(c, "%s, %s, %s", w, SRC(cls), SRC(cls)),
+                   cls + 1, w);
     }
     if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "min") || !strcmp(op, "max") ||
         !strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor") || !strcmp(op, "mul")) {

@@ -2121,6 +2121,11 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     const char *vec = mm->vector > 1 ? cx_fmt(c, ".v%u", mm->vector) : "";
     const char *val;
     s->nvals = 0;
+    /* a narrow load the block reads as a word is loaded into one (nw's
+     * sequence bytes, read by the add that indexes its table) */
+    if (!strncmp(mm->op, "ld", 2) && mm->vector <= 1 && cls == MB_REG_B16 &&
+        !cx_read_as(c, block, si, MB_REG_B16) && cx_read_as(c, block, si, MB_REG_B32))
+        cls = MB_REG_B32;
     if (mm->vector > 1) {
         char buf[256] = "{";
         for (uint32_t v = 0; v < mm->vector && v < 8; v++) {
@@ -2169,6 +2174,104 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
     s->val_class = cls;
     return s->op && s->operands && (!s->nvals || (s->val_before && s->val_after)) ? MB_OK
                                                                                 : cx_nomem(c);
+}
+
+/* Operand n (0: the destination) of `operands`, into buf. */
+static int operand_at(const char *operands, int n, char *buf, size_t size)
+{
+    const char *p = operands;
+    for (int k = 0; k < n && p; k++)
+        if ((p = strchr(p, ',')) != NULL)
+            p++;
+    if (!p)
+        return 0;
+    p += strspn(p, " ");
+    size_t len = strcspn(p, ", ;");
+    if (!len || len >= size)
+        return 0;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return 1;
+}
+
+/* `text` with its first "[reg" made "[repl" (NULL when reg is not there). */
+static const char *swap_address(ctx *c, const char *text, const char *reg, const char *repl)
+{
+    const char *at = text ? strstr(text, cx_fmt(c, "[%s", reg)) : NULL;
+    size_t len = strlen(reg);
+    if (!at || (at[1 + len] != ']' && at[1 + len] != '+'))
+        return NULL;
+    return cx_fmt(c, "%.*s[%s%s", (int)(at - text), text, repl, at + 1 + len);
+}
+
+/* An access whose address the original computed in its block from earlier
+ * values of the block (a table indexed by loaded data: nw's substitution
+ * scores) waits for them, as the original's did: when the address's
+ * recorded producer is an `add` filler whose own producer is a `mul` or
+ * `shl` filler, the product becomes zero (its source times 0, or shifted
+ * out) and the add the model's address plus that zero, which the access
+ * then reads. The dependence chain is the original's, at no instruction's
+ * cost. After the fillers, before the stored values are read. */
+static mb_status address_dependences(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        const mb_sprof_block *sb = &c->f->blocks[k];
+        if (!sb->dep_start)
+            continue;
+        for (size_t i = 0; i < b->nslots && i < sb->nchain; i++) {
+            slot *s = &b->slots[i];
+            const char *lb = s->role == SLOT_MEM && s->operands ? strchr(s->operands, '[') : NULL;
+            if (!lb)
+                continue;
+            size_t alen = strcspn(lb + 1, "+]");
+            if (!is_vreg(lb + 1, alen) || alen >= 32)
+                continue;
+            char reg[32];
+            memcpy(reg, lb + 1, alen);
+            reg[alen] = '\0';
+            const int cls = !strncmp(reg, "%rd", 3) ? MB_REG_B64 : MB_REG_B32;
+            for (uint32_t q = sb->dep_start[i]; q < sb->dep_start[i + 1]; q++) {
+                const size_t j = i - sb->dep[q];
+                slot *add = &b->slots[j];
+                if (sb->dep[q] > i || !add->filler || !add->op || strncmp(add->op, "add.", 4) ||
+                    add->dest_class != cls || !add->dest)
+                    continue;
+                slot *mul = NULL;
+                for (uint32_t r = sb->dep_start[j]; r < sb->dep_start[j + 1] && !mul; r++) {
+                    slot *m = &b->slots[j - sb->dep[r]];
+                    if (sb->dep[r] <= j && m->filler && m->op && m->dest && m->dest_class == cls &&
+                        (!strncmp(m->op, "mul.", 4) || !strncmp(m->op, "shl.", 4)))
+                        mul = m;
+                }
+                int wb;
+                size_t wp;
+                char src[32];
+                if (!mul || writers_of(c, reg, alen, &wb, &wp) < 1 || (wb == (int)k && wp > 2 * j))
+                    continue;
+                /* the source the product reads from the block, not an unwritten one */
+                if (!operand_at(mul->operands, 1, src, sizeof src) || strstr(src, "_in")) {
+                    if (!operand_at(mul->operands, 2, src, sizeof src))
+                        continue;
+                }
+                const int shift = !strncmp(mul->op, "shl.", 4);
+                const char *m_ops = cx_fmt(c, "%s, %s, %d", mul->dest, src,
+                                           shift ? (cls == MB_REG_B64 ? 64 : 32) : 0);
+                const char *a_ops = cx_fmt(c, "%s, %s, %s", add->dest, reg, mul->dest);
+                const char *ops = swap_address(c, s->operands, reg, add->dest);
+                const char *before = s->val_before ? swap_address(c, s->val_before, reg, add->dest) : NULL;
+                if (!m_ops || !a_ops || !ops || (s->val_before && !before))
+                    return cx_nomem(c);
+                mul->operands = m_ops;
+                add->operands = a_ops;
+                s->operands = ops;
+                if (s->val_before)
+                    s->val_before = before;
+                break;
+            }
+        }
+    }
+    return MB_OK;
 }
 
 /* The values a store, red or atom writes: the original's producers in the
@@ -2237,6 +2340,150 @@ static size_t loop_terms(const ctx *c, const mb_affine *a, int *loop, int64_t *c
     return n;
 }
 
+/* Whether a and b have the same terms (variables and coefficients). */
+static int same_terms(const mb_affine *a, const mb_affine *b)
+{
+    for (int side = 0; side < 2; side++) {
+        const mb_affine *x = side ? b : a, *y = side ? a : b;
+        for (size_t i = 0; i < x->nterms; i++) {
+            if (!x->coef[i])
+                continue;
+            size_t j = 0;
+            while (j < y->nterms && (strcmp(y->var[j], x->var[i]) || y->coef[j] != x->coef[i]))
+                j++;
+            if (j == y->nterms)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The constants of the 32-bit compared values of `n` (in `block`) with
+ * a's terms, appended to con/at (up to 64). */
+static void group_constants(const mb_cond_node *n, const mb_affine *a, int block, int64_t *con,
+                            int *at, size_t *count)
+{
+    if (n->op != MB_COND_CMP) {
+        group_constants(n->args[0], a, block, con, at, count);
+        if (n->op != MB_COND_NOT)
+            group_constants(n->args[1], a, block, con, at, count);
+        return;
+    }
+    if (cx_cmp_bits(n->type) == 64)
+        return;
+    for (int side = 0; side < 2 && *count < 64; side++) {
+        const mb_affine *x = side ? &n->b : &n->a;
+        if (same_terms(x, a)) {
+            con[*count] = x->constant;
+            at[(*count)++] = block;
+        }
+    }
+}
+
+/* The original's `add.s32` in block b: the chain, whatever the model
+ * makes of its slots, so that every stage of the assembly decides alike. */
+static size_t free_adds(const blk *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->nslots; i++)
+        n += !strcmp(b->slots[i].token, "add.s32");
+    return n;
+}
+
+/* The constant of the group of 32-bit compared values with a's loop and
+ * thread terms that their shared inductions start from: of the constants,
+ * the one whose adds cost the fewest executions beyond the original's
+ * `add.s32` in the comparing blocks, the lowest on a tie. */
+static int64_t base_constant(const ctx *c, const mb_affine *a)
+{
+    int at[64];
+    int64_t con[64], low = a->constant;
+    size_t n = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *bk = &c->b[k];
+        if (bk->cond && c->m->branches[bk->branch].rule == MB_RULE_COMPARE)
+            group_constants(c->m->branches[bk->branch].cond->expr, a, (int)k, con, at, &n);
+    }
+    double best = -1;
+    for (size_t i = 0; i < n; i++) {
+        double cost = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (con[j] == con[i])
+                continue;
+            /* the adds this block needs, the original's own adds first */
+            size_t need = 0;
+            for (size_t m = 0; m <= j; m++)
+                need += at[m] == at[j] && con[m] != con[i];
+            if (need > free_adds(&c->b[at[j]]))
+                cost += (double)c->f->blocks[at[j]].ecount;
+        }
+        if (best < 0 || cost < best || (cost == best && con[i] < low)) {
+            best = cost;
+            low = con[i];
+        }
+    }
+    return low;
+}
+
+static int has_loop_terms(const ctx *c, const mb_affine *a)
+{
+    int loop[8];
+    int64_t coef[8];
+    return loop_terms(c, a, loop, coef) > 0;
+}
+
+/* Counts, in the order of the condition's tree, the compared values that
+ * need an add to their base until `a`; *found once it is reached. */
+static void adds_before(const ctx *c, const mb_cond_node *n, const mb_affine *a, size_t *count,
+                        int *found)
+{
+    if (*found)
+        return;
+    if (n->op != MB_COND_CMP) {
+        adds_before(c, n->args[0], a, count, found);
+        if (n->op != MB_COND_NOT)
+            adds_before(c, n->args[1], a, count, found);
+        return;
+    }
+    if (cx_cmp_bits(n->type) == 64)
+        return;
+    for (int side = 0; side < 2 && !*found; side++) {
+        const mb_affine *x = side ? &n->b : &n->a;
+        if (!has_loop_terms(c, x) || base_constant(c, x) == x->constant)
+            continue;
+        (*count)++;
+        *found = x == a;
+    }
+}
+
+/* The value a 32-bit compared value with loop terms is made from: the same
+ * terms with its group's base constant (base_constant), so that values
+ * that differ by a constant (an unrolled loop's steps compare k - t,
+ * k + 1 - t, ...) share their inductions and add the difference (*delta)
+ * where they are compared, as the original does, instead of advancing one
+ * induction each in every iteration. The add takes one of the original's
+ * free `add.s32` in the comparing block; where the block has none left,
+ * the value keeps an induction of its own (an add there would run as
+ * often as the induction's advance, and cost an instruction the original
+ * did not run). */
+static mb_affine shared_base(const ctx *c, const mb_affine *a, int is64, int block, int64_t *delta)
+{
+    mb_affine base = *a;
+    *delta = 0;
+    if (is64 || !has_loop_terms(c, a) || block < 0 || !c->b[block].cond ||
+        c->m->branches[c->b[block].branch].rule != MB_RULE_COMPARE)
+        return base;
+    int64_t low = base_constant(c, a);
+    size_t count = 0;
+    int found = 0;
+    adds_before(c, c->m->branches[c->b[block].branch].cond->expr, a, &count, &found);
+    if (low == a->constant || !found || count > free_adds(&c->b[block]))
+        return base;
+    base.constant = low;
+    *delta = a->constant - low;
+    return base;
+}
+
 /* A compared value: its thread part, advanced by the loops' iterations in
  * induction registers (reset before each loop, advanced where an iteration
  * ends, as compiled loops advance their indices). `make` creates the
@@ -2283,7 +2530,10 @@ static mb_status cond_inductions(ctx *c, const mb_cond_node *n)
         return st != MB_OK || n->op == MB_COND_NOT ? st : cond_inductions(c, n->args[1]);
     }
     int is64 = cx_cmp_bits(n->type) == 64;
-    if (!cond_operand(c, &n->a, is64, 0, 1) || !cond_operand(c, &n->b, is64, 0, 1))
+    int64_t da, db;
+    mb_affine a = shared_base(c, &n->a, is64, c->cur_block, &da),
+              b = shared_base(c, &n->b, is64, c->cur_block, &db);
+    if (!cond_operand(c, &a, is64, 0, 1) || !cond_operand(c, &b, is64, 0, 1))
         return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0, "kernel %s: more than %zu loop terms",
                             c->p->kernel, c->ninductions);
     return MB_OK;
@@ -2316,11 +2566,21 @@ static mb_status cond_pred(ctx *c, need_seq *q, int block, const mb_cond_node *n
             y = &n->a;
             cmp = cx_cmp_swapped(cmp);
         }
-        const char *vx = cond_operand(c, x, is64, is_unsigned, 0);
-        const char *vy = cond_operand(c, y, is64, is_unsigned, 0);
+        int64_t dx, dy;
+        mb_affine bx = shared_base(c, x, is64, block, &dx), by = shared_base(c, y, is64, block, &dy);
+        const char *vx = cond_operand(c, &bx, is64, is_unsigned, 0);
+        const char *vy = cond_operand(c, &by, is64, is_unsigned, 0);
         if (!vx || !vy)
             return mb_error_set(c->err, MB_ERR_LIMIT, "", 0, 0, "kernel %s: more than %zu loop terms",
                                 c->p->kernel, c->ninductions);
+        for (int side = 0; side < 2; side++) {
+            const int64_t d = side ? dy : dx;
+            if (!d)
+                continue;
+            const char *r = cx_reg(c, MB_REG_B32);
+            ADD(q, "add.s32", "%s, %s, %d", r, side ? vy : vx, (int32_t)(uint32_t)d);
+            *(side ? &vy : &vx) = r;
+        }
         if (a_imm && b_imm) {
             const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
             ADD(q, is64 ? "mov.b64" : "mov.b32", "%s, %s", r, vx);
@@ -2362,8 +2622,11 @@ static void cond_values(ctx *c, const mb_cond_node *n)
         return;
     }
     int is64 = cx_cmp_bits(n->type) == 64;
-    g_tpart(c, &n->a, is64, 0);
-    g_tpart(c, &n->b, is64, 0);
+    int64_t d;
+    mb_affine a = shared_base(c, &n->a, is64, c->cur_block, &d),
+              b = shared_base(c, &n->b, is64, c->cur_block, &d);
+    g_tpart(c, &a, is64, 0);
+    g_tpart(c, &b, is64, 0);
 }
 
 static void cond_wants(ctx *c, const mb_cond_node *n, int block)
@@ -2377,8 +2640,8 @@ static void cond_wants(ctx *c, const mb_cond_node *n, int block)
     char key[40];
     int is64 = cx_cmp_bits(n->type) == 64;
     for (int side = 0; side < 2; side++) {
-        const mb_affine *a = side ? &n->b : &n->a;
-        int64_t coef[6];
+        int64_t coef[6], d;
+        const mb_affine base = shared_base(c, side ? &n->b : &n->a, is64, block, &d), *a = &base;
         if (tpart_key(c, a, is64, key, sizeof key) <= 0)
             continue;
         want(c, key, block);
@@ -3205,6 +3468,7 @@ mb_status cx_assemble(ctx *c)
             if (role != SLOT_FILLER && role != SLOT_PARAM)
                 continue;
             c->dep_pending = 0;
+            b->slots[i].filler = role == SLOT_FILLER;
             st = cx_filler(c, (int)k, i, b->slots[i].token, &b->slots[i]);
             if (st == MB_OK && c->dep_pending && role == SLOT_FILLER) {
                 if (MB_GROW(again_block, again_cap, nagain + 1) != MB_OK ||
@@ -3223,7 +3487,7 @@ mb_status cx_assemble(ctx *c)
     free(again_slot);
     if (st != MB_OK)
         return st;
-    if ((st = memory_values(c)) != MB_OK)
+    if ((st = address_dependences(c)) != MB_OK || (st = memory_values(c)) != MB_OK)
         return st;
     /* 7. the model's blocks */
     mb_clone_model *m = c->m;

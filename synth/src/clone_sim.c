@@ -987,6 +987,22 @@ static double phase_error(const ctx *c, int l, const double *ecount)
     return err;
 }
 
+/* The largest relative difference of a block of loop l from its expected
+ * count, both taken relative to the loop's header. */
+static double phase_worst(const ctx *c, int l, const double *ecount)
+{
+    int h = c->f->loops[l].header;
+    double wh = mb_sprof_func_expected_ecount(c->f, h, c->m->reduction), worst = 0;
+    if (wh < 0.5 || ecount[h] <= 0)
+        return 0;
+    for (size_t b = 0; b < c->nb; b++) {
+        double want = c->in_loop[l][b] ? mb_sprof_func_expected_ecount(c->f, (int)b, c->m->reduction) / wh : 0;
+        if (want * wh >= 0.5 && fabs(ecount[b] / ecount[h] / want - 1) > worst)
+            worst = fabs(ecount[b] / ecount[h] / want - 1);
+    }
+    return worst;
+}
+
 /*
  * A loop whose comparisons read its counter sees only the sampled
  * iterations j * stride + phase (cx_sampled_iter). Where the CTAs take
@@ -1036,6 +1052,20 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
         }
     }
     cl->iter_phase = best;
+    mb_status st = cx_simulate(c, NULL, ecount);
+    if (st != MB_OK || phase_worst(c, l, ecount) <= mb_compare_default_tolerance(c->m->reduction).ecount_rel)
+        return st;
+    /* no phase brings every block of the loop within what compare allows:
+     * the few iterations the CTAs sample (nw's one-CTA wavefront at max
+     * runs one of its 16 steps) single out lanes as no average does; the
+     * calibrated rules keep the shares instead */
+    for (size_t b = 0; b < c->nb; b++)
+        if (c->in_loop[l][b] && c->b[b].cond) {
+            const mb_clone_branch *br = &c->m->branches[c->b[b].branch];
+            if (br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr && cond_reads_loop(br->cond->expr, l))
+                cx_key_fallback(c, (int)b);
+        }
+    cl->iter_phase = 0;
     return cx_simulate(c, NULL, ecount);
 }
 
