@@ -970,37 +970,24 @@ static int cond_reads_loop(const mb_cond_node *n, int l)
 
 /* How far the blocks of loop l run from the counts the reduction expects
  * of them (what `compare` checks), relative, both taken relative to the
- * loop's header (a called function's expectation scales with its calls). */
-static double phase_error(const ctx *c, int l, const double *ecount)
+ * loop's header (a called function's expectation scales with its calls):
+ * the sum over the blocks, and the largest into *worst. */
+static double phase_error(const ctx *c, int l, const double *ecount, double *worst)
 {
     int h = c->f->loops[l].header;
     double wh = mb_sprof_func_expected_ecount(c->f, h, c->m->reduction), err = 0;
+    *worst = 0;
     if (wh < 0.5 || ecount[h] <= 0)
         return 0;
     for (size_t b = 0; b < c->nb; b++) {
         if (!c->in_loop[l][b])
             continue;
         double want = mb_sprof_func_expected_ecount(c->f, (int)b, c->m->reduction) / wh;
-        if (want * wh >= 0.5)
-            err += fabs(ecount[b] / ecount[h] / want - 1);
+        double e = want * wh >= 0.5 ? fabs(ecount[b] / ecount[h] / want - 1) : 0;
+        err += e;
+        *worst = e > *worst ? e : *worst;
     }
     return err;
-}
-
-/* The largest relative difference of a block of loop l from its expected
- * count, both taken relative to the loop's header. */
-static double phase_worst(const ctx *c, int l, const double *ecount)
-{
-    int h = c->f->loops[l].header;
-    double wh = mb_sprof_func_expected_ecount(c->f, h, c->m->reduction), worst = 0;
-    if (wh < 0.5 || ecount[h] <= 0)
-        return 0;
-    for (size_t b = 0; b < c->nb; b++) {
-        double want = c->in_loop[l][b] ? mb_sprof_func_expected_ecount(c->f, (int)b, c->m->reduction) / wh : 0;
-        if (want * wh >= 0.5 && fabs(ecount[b] / ecount[h] / want - 1) > worst)
-            worst = fabs(ecount[b] / ecount[h] / want - 1);
-    }
-    return worst;
 }
 
 /*
@@ -1038,7 +1025,7 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
         mb_status st = cx_simulate(c, NULL, ecount);
         if (st != MB_OK)
             return st;
-        double err = phase_error(c, l, ecount);
+        double worst, err = phase_error(c, l, ecount, &worst);
         if (k == 0 || err < best_err - 1e-12) {
             best_err = err;
             best = cl->iter_phase;
@@ -1053,7 +1040,10 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
     }
     cl->iter_phase = best;
     mb_status st = cx_simulate(c, NULL, ecount);
-    if (st != MB_OK || phase_worst(c, l, ecount) <= mb_compare_default_tolerance(c->m->reduction).ecount_rel)
+    double worst = 0;
+    if (st == MB_OK)
+        phase_error(c, l, ecount, &worst);
+    if (st != MB_OK || worst <= mb_compare_default_tolerance(c->m->reduction).ecount_rel)
         return st;
     /* no phase brings every block of the loop within what compare allows:
      * the few iterations the CTAs sample (nw's one-CTA wavefront at max
