@@ -2249,11 +2249,16 @@ static mb_status address_dependences(ctx *c)
                 char src[32];
                 if (!mul || writers_of(c, reg, alen, &wb, &wp) < 1 || (wb == (int)k && wp > 2 * j))
                     continue;
-                /* the source the product reads from the block, not an unwritten one */
-                if (!operand_at(mul->operands, 1, src, sizeof src) || strstr(src, "_in")) {
-                    if (!operand_at(mul->operands, 2, src, sizeof src))
-                        continue;
-                }
+                /* the source the product reads: a value of the block's if it has
+                 * one, else the register it reads, never an immediate (the same
+                 * chain met again by another access keeps its register) */
+                char other[32];
+                int has1 = operand_at(mul->operands, 1, src, sizeof src);
+                int has2 = operand_at(mul->operands, 2, other, sizeof other);
+                if (has2 && is_vreg(other, strlen(other)) && !(has1 && is_vreg(src, strlen(src))))
+                    strcpy(src, other);
+                else if (!has1 || src[0] != '%')
+                    continue;
                 const int shift = !strncmp(mul->op, "shl.", 4);
                 const char *m_ops = cx_fmt(c, "%s, %s, %d", mul->dest, src,
                                            shift ? (cls == MB_REG_B64 ? 64 : 32) : 0);
@@ -2406,16 +2411,17 @@ static int64_t base_constant(const ctx *c, const mb_affine *a)
     }
     double best = -1;
     for (size_t i = 0; i < n; i++) {
+        /* per block, the adds it needs beyond its own `add.s32` run extra */
         double cost = 0;
         for (size_t j = 0; j < n; j++) {
-            if (con[j] == con[i])
-                continue;
-            /* the adds this block needs, the original's own adds first */
-            size_t need = 0;
-            for (size_t m = 0; m <= j; m++)
+            size_t need = 0, first = j;
+            for (size_t m = 0; m < n; m++) {
                 need += at[m] == at[j] && con[m] != con[i];
-            if (need > free_adds(&c->b[at[j]]))
-                cost += (double)c->f->blocks[at[j]].ecount;
+                first = at[m] == at[j] && m < first ? m : first;
+            }
+            size_t own = free_adds(&c->b[at[j]]);
+            if (first == j && need > own)
+                cost += (double)(need - own) * (double)c->f->blocks[at[j]].ecount;
         }
         if (best < 0 || cost < best || (cost == best && con[i] < low)) {
             best = cost;
