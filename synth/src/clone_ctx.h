@@ -17,6 +17,8 @@ typedef struct need {
     const char *op, *operands, *token;
     int anywhere;           /* may drop a filler in any block that runs exactly when its own does */
     int uncovered;          /* inserted, and no filler dropped for it */
+    int drop_block;         /* else the filler it dropped: block and slot */
+    size_t drop_slot;
 } need;
 
 /* A run of needs that must execute in order before slot `deadline`. */

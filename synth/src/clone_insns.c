@@ -4,6 +4,8 @@
  * otherwise; remaining slots become fillers. */
 #include "clone_ctx.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -492,6 +494,119 @@ static void coalesce_copies(ctx *c)
     }
 }
 
+/* A free filler of `b` whose token is exactly `token`; SIZE_MAX when none. */
+static size_t exact_filler(const blk *b, const char *token)
+{
+    for (size_t i = 0; i < b->nslots; i++)
+        if (b->slots[i].role == SLOT_FILLER && !strcmp(b->slots[i].token, token))
+            return i;
+    return SIZE_MAX;
+}
+
+/* The power of two an immediate operand (len characters) is, as its
+ * exponent; -1 when it is not one above 1. */
+static int pow2_immediate(const char *p, size_t len)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p, &end, 10);
+    if (errno || (size_t)(end - p) != len || v < 2 || v > UINT32_MAX || (v & (v - 1)))
+        return -1;
+    return __builtin_ctzll(v);
+}
+
+/* Splits the operands "d, a, imm[, b]" of a product; 0 when they are not that. */
+static int product_operands(const char *ops, const char **f, size_t *len, size_t want)
+{
+    size_t nf = 0;
+    for (const char *p = ops; p && nf < want; nf++) {
+        p += strspn(p, " ");
+        f[nf] = p;
+        len[nf] = strcspn(p, ",");
+        while (len[nf] && p[len[nf] - 1] == ' ')
+            len[nf]--;
+        p = strchr(p, ',');
+        if (p)
+            p++;
+        else if (nf + 1 < want)
+            return 0;
+    }
+    return nf == want && f[1][0] == '%' && !strchr(f[want - 1], ',');
+}
+
+/* After the drops: an inserted `mad.lo.s32 d, a, 2^k, b` (or `mul.lo.s32
+ * d, a, 2^k`) that took the place of a filler of another opcode, in a
+ * block that still has free `shl.b32` (and `add.s32`) fillers, becomes
+ * `shl.b32 t, a, k; add.s32 d, t, b` (or `shl.b32 d, a, k`) in their
+ * places, and the filler it took is run again. The value is the same, the
+ * count too, and the opcodes are the original's own where the compiler had
+ * strength-reduced the product: a multiply issues at half an add's rate on
+ * an integer unit (the simulator's initiation intervals), which made a
+ * clone whose mix matched the original's by class run slower. */
+static mb_status split_products(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++)
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                need *n = &b->slots[i].ins[j];
+                if (!n->op || n->uncovered || n->drop_block < 0)
+                    continue;
+                const int mad = !strcmp(n->op, "mad.lo.s32");
+                if (!mad && strcmp(n->op, "mul.lo.s32"))
+                    continue;
+                blk *at = &c->b[n->drop_block];
+                slot *taken = &at->slots[n->drop_slot];
+                if (!strcmp(taken->token, n->token))
+                    continue; /* its own opcode */
+                const char *f[4];
+                size_t len[4];
+                if (!product_operands(n->operands, f, len, mad ? 4 : 3))
+                    continue;
+                const int sh = pow2_immediate(f[2], len[2]);
+                /* the shift takes a free shl filler; the add a free add
+                 * filler, else the place the product took */
+                const size_t fs = exact_filler(at, "shl.b32");
+                if (sh < 0 || fs == SIZE_MAX)
+                    continue;
+                taken->role = SLOT_FILLER;
+                at->slots[fs].role = SLOT_DROPPED;
+                size_t fa = mad ? exact_filler(at, "add.s32") : 0;
+                if (fa == SIZE_MAX)
+                    fa = n->drop_slot;
+                if (!mad) {
+                    const char *o = cx_fmt(c, "%.*s, %.*s, %d", (int)len[0], f[0], (int)len[1], f[1], sh);
+                    if (!o)
+                        return cx_nomem(c);
+                    n->op = n->token = "shl.b32";
+                    n->operands = o;
+                    n->drop_slot = fs;
+                    continue;
+                }
+                at->slots[fa].role = SLOT_DROPPED;
+                c->m->dropped_fillers++;
+                const char *t = cx_reg(c, MB_REG_B32);
+                const char *o1 = t ? cx_fmt(c, "%s, %.*s, %d", t, (int)len[1], f[1], sh) : NULL;
+                const char *o2 = t ? cx_fmt(c, "%.*s, %s, %.*s", (int)len[0], f[0], t, (int)len[3], f[3]) : NULL;
+                if (!o1 || !o2 || MB_GROW(b->slots[i].ins, b->slots[i].ins_cap, b->slots[i].nins + 1) != MB_OK)
+                    return cx_nomem(c);
+                n = &b->slots[i].ins[j];
+                memmove(n + 2, n + 1, (b->slots[i].nins - j - 1) * sizeof(need));
+                b->slots[i].nins++;
+                n[1] = n[0];
+                n[0].op = n[0].token = "shl.b32";
+                n[0].operands = o1;
+                n[0].drop_slot = fs;
+                n[1].op = n[1].token = "add.s32";
+                n[1].operands = o2;
+                n[1].drop_slot = fa;
+                c->m->synthetic_insns++;
+                j++;
+            }
+    }
+    return MB_OK;
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
  * block that runs as often (or, for some, in a block that runs exactly when
@@ -524,6 +639,8 @@ static void drop_fillers(ctx *c)
                 if (f != SIZE_MAX) {
                     c->b[at].slots[f].role = SLOT_DROPPED;
                     c->m->dropped_fillers++;
+                    b->slots[i].ins[j].drop_block = at;
+                    b->slots[i].ins[j].drop_slot = f;
                 } else
                     b->slots[i].ins[j].uncovered = 1;
             }
@@ -3465,6 +3582,8 @@ mb_status cx_assemble(ctx *c)
         if ((st = match_block(c, (int)k)) != MB_OK)
             return st;
     drop_fillers(c);
+    if ((st = split_products(c)) != MB_OK)
+        return st;
     int *again_block = NULL;
     size_t *again_slot = NULL, nagain = 0, again_cap = 0, again_cap2 = 0;
     for (size_t k = 0; k < c->nb && st == MB_OK; k++) {

@@ -99,6 +99,8 @@ mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands)
     n->operands = operands;
     n->anywhere = 0;
     n->uncovered = 0;
+    n->drop_block = -1;
+    n->drop_slot = 0;
     n->token = cx_token_of(c, op);
     return n->token ? MB_OK : cx_nomem(c);
 }

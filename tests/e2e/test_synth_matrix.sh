@@ -71,6 +71,28 @@ for dir in "$EX"/*/; do
         [ "$loads" -gt 0 ] && [ "$chained" -eq "$loads" ] && pass ||
           fail "$name R=$R: $chained of $loads constant loads wait for the bytes that index them" ;;
     esac
+    # the original makes blockIdx.x * blockDim.x + threadIdx.x with shl and
+    # add (a block size that is a power of two); the clone's index takes
+    # those opcodes' places, not a mad in an add's place beside a dead shl:
+    # reduce_seq's entry block has no mad, transpose_shared's and matmul's
+    # entry blocks read the shift they make (matmul at R = 1: at R >= 2 its
+    # reduced loop's set-up takes the entry block's free adds)
+    case "$name/$R" in
+      reduce_seq/* | transpose_shared/* | matmul/1)
+        live=$(awk '/^\$Lc0:/ { on = 1; next } on && /^\$Lc/ { exit }
+          on && /shl\.b32/ { d = $2; sub(/,/, "", d); s[d] = 1; next }
+          on && /add\.s32/ { a = $3; sub(/,/, "", a); if (a in s) n++ }
+          on && /mad\.lo\.s32/ { m++ } END { print n + 0, m + 0 }' "$C/clone.ptx")
+        case "$name" in
+          reduce_seq) want="1 0" ;;
+          *) want="" ;;
+        esac
+        if [ -n "$want" ]; then
+          [ "$live" = "$want" ] && pass || fail "$name R=$R: entry block's live shifts and mads '$live', want '$want'"
+        else
+          [ "${live%% *}" -ge 1 ] && pass || fail "$name R=$R: the entry block reads none of its shifts ($live)"
+        fi ;;
+    esac
     # a loaded value read in a later block (the loop of tid_loop, the calls
     # of devfunc) is read there in the clone too, so its latency is waited for
     case "$name" in
