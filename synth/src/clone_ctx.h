@@ -104,6 +104,11 @@ typedef struct memplan {
      * request and two less per thread, taken where a thread makes at most
      * one request on average */
     int qindex;
+    /* local: how many classes of 8-lane groups have words of their own
+     * (cx_quota_word); the groups of a class share words, and so lines,
+     * as the original's lanes did when they read the same counter (0 or 4:
+     * every lane's words its own) */
+    int qclasses;
     const char *qthr;       /* the thresholds' register (loops: once per thread) */
     const char *qaddr;      /* the address the request's lanes use */
     /* PLAN_PATTERN outside local and shared memory (clone_spread.c): the
@@ -349,6 +354,16 @@ mb_status cx_plan_quotas(ctx *c);
 /* The shift that brings rank `rank`'s field of a window's table to the top
  * (64 or more: the rank is below the window and always uses its own word). */
 int32_t cx_quota_shift(const quota_win *W, int rank);
+/* The frame word a local quota access's lane l reads with `classes` word
+ * classes (memplan.qclasses): its own word, or its group's common word (its
+ * own word | 7). 4 (or 0): the lane; 3: groups 2 and 3 share
+ * (min(l, 16 + l % 8)); 2: groups 0 and 2, 1 and 3 (l & 15); 1: all four
+ * (l & 7, common word 7). */
+static inline uint32_t cx_quota_word(uint32_t l, int classes, int common)
+{
+    uint32_t w = classes == 1 ? (l & 7) : classes == 2 ? (l & 15) : classes == 3 && l >= 24 ? l - 8 : l;
+    return common ? w | 7 : w;
+}
 
 /* clone_calls.c: which chain slots of a kernel and its called function
  * pass arguments and results, and the functions without those accesses */

@@ -1732,17 +1732,39 @@ static const char *g_bword(ctx *c, int array, int pile)
     return val_put(c, key, r);
 }
 
-/* The 32-bit local address of the lane's own word (lane) or of its group's
- * common word (lane | 7) in `array`. */
-static const char *g_qword(ctx *c, int array, int common)
+/* The 32-bit local address of the lane's own word or of its group's common
+ * word in `array` with `classes` word classes (cx_quota_word). */
+static const char *g_qword(ctx *c, int array, int common, int classes)
 {
-    char key[24];
-    snprintf(key, sizeof key, "qw%d:%d", array, common);
+    char key[40];
+    snprintf(key, sizeof key, "qw%d:%d:%d", array, common, classes);
     const char *r = val_find(c, key);
     if (r)
         return r;
     const char *lane = g_key(c, 1), *base = array_address(c, array, 0);
     r = cx_reg(c, MB_REG_B32);
+    if (classes == 1 && common) { /* word 7 of every lane */
+        pro_add_q(c, "add.s32", cx_fmt(c, "%s, %s, 28", r, base));
+        return val_put(c, key, r);
+    }
+    if (classes == 1) {
+        lane = g_lane_low(c);
+    } else if (classes == 2 || classes == 3) {
+        char wkey[24];
+        snprintf(wkey, sizeof wkey, "qlane%d", classes);
+        const char *w = val_find(c, wkey);
+        if (!w) {
+            w = cx_reg(c, MB_REG_B32);
+            if (classes == 2) {
+                pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 15", w, lane));
+            } else {
+                pro_add_q(c, "add.s32", cx_fmt(c, "%s, %s, 16", w, g_lane_low(c)));
+                pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, %s", w, w, lane));
+            }
+            val_put(c, wkey, w);
+        }
+        lane = w;
+    }
     if (common) {
         const char *t = cx_reg(c, MB_REG_B32);
         pro_add_q(c, "or.b32", cx_fmt(c, "%s, %s, 7", t, lane));
@@ -1885,8 +1907,8 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
         own = g_bword(c, pl->array, 1); /* selected below the threshold */
         common = g_bword(c, pl->array, 0);
     } else {
-        own = g_qword(c, pl->array, 0);
-        common = g_qword(c, pl->array, 1);
+        own = g_qword(c, pl->array, 0, pl->qclasses);
+        common = g_qword(c, pl->array, 1, pl->qclasses);
     }
     const char *thr, *cmp = pl->qbank ? "setp.lt.u64" : "setp.ge.u64";
     if (c->qpos[pl->qpos].counter) {
@@ -3100,7 +3122,11 @@ static void plan_wants(ctx *c, const int *share, const int *place)
                 if (pl->qbank)
                     snprintf(key, sizeof key, "bw%d:%d", pl->array, other);
                 else
-                    snprintf(key, sizeof key, "qw%d:%d", pl->array, other);
+                    snprintf(key, sizeof key, "qw%d:%d:%d", pl->array, other, pl->qclasses);
+                want(c, key, at);
+            }
+            if (!pl->qbank && (pl->qclasses == 2 || pl->qclasses == 3)) {
+                snprintf(key, sizeof key, "qlane%d", pl->qclasses);
                 want(c, key, at);
             }
             if (c->qpos[pl->qpos].counter) {

@@ -245,6 +245,52 @@ static int realized(const qacc *A, uint32_t x, uint32_t mask)
     return (int)mb_popcount32(words);
 }
 
+/* The lines a local request at position x with lanes `mask` touches with
+ * `classes` word classes (cx_quota_word): one per distinct word
+ * (interleaved by lane, a word's 32 lanes fill one line). */
+static int realized_lines(const qacc *A, uint32_t x, uint32_t mask, int classes)
+{
+    uint32_t words = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        int p = l & 7, g = l >> 3;
+        int own = p != 7 && lane_new(A, x, 4 * p + 3 - g);
+        words |= UINT32_C(1) << cx_quota_word((uint32_t)l, classes, !own);
+    }
+    return (int)mb_popcount32(words);
+}
+
+/* The word classes of local access A whose planned lines per request come
+ * nearest, on average, the profiled ones: sectors are (word, 8-lane group)
+ * pairs however the groups share words, lines the distinct words, so
+ * groups that share words share lines, as the original's lanes did when
+ * they read the same counter. Each choice costs per-thread words, so one
+ * the earlier accesses made (`used`, bit k) is kept when it comes within
+ * half a line, or 5%, of the best; every group its own words on a tie. */
+static int choose_word_classes(const qacc *A, const mb_hist *lines, uint32_t *used)
+{
+    if (A->bank || A->n == 0 || mb_hist_total(lines) == 0)
+        return 0;
+    const double want = mb_hist_mean(lines);
+    double err[5] = {0};
+    int best = 4;
+    for (int k = 4; k >= 1; k--) {
+        double s = 0;
+        for (size_t i = 0; i < A->n; i++)
+            s += realized_lines(A, A->req[i].x, A->req[i].mask, k);
+        err[k] = fabs(s / (double)A->n - want);
+        if (err[k] < err[best] - 1e-9)
+            best = k;
+    }
+    const double slack = want * 0.05 > 0.5 ? want * 0.05 : 0.5;
+    for (int k = 4; k >= 1; k--)
+        if (k != best && (*used >> k & 1) && !(*used >> best & 1) && err[k] <= err[best] + slack)
+            best = k;
+    *used |= UINT32_C(1) << best;
+    return best == 4 ? 0 : best;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -775,6 +821,10 @@ mb_status cx_plan_quotas(ctx *c)
     }
     if (st == MB_OK)
         st = plan_windows(c, q.acc, q.nacc);
+    uint32_t classes_used = 0;
+    for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
+        c->plans[q.acc[a].mem].qclasses =
+            choose_word_classes(&q.acc[a], &c->f->mem[q.acc[a].mem].lines, &classes_used);
     for (size_t a = 0; a < q.nacc; a++) {
         free(q.acc[a].req);
         free(q.acc[a].mask_by_j);

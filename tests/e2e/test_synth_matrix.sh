@@ -143,6 +143,31 @@ PY
             fail "$name R=$R: a shared access's cost under the 1.x rule is not within 20% of the original's"
         fi ;;
     esac
+    # local_array's counters are indexed by data: a request's lanes share
+    # lines where they read the same counter, so it touches fewer lines
+    # (128 B, what an L1 of that line size sees) than sectors; its clone's
+    # groups share words to match (each lane's words on lines of their own:
+    # up to 3.9 times the original's mean; 0.69 to 1.24 times shared)
+    case "$name" in
+      local_array)
+        if command -v python3 >/dev/null; then
+          python3 - "$prof.profile.json" "$C/prof/$kernel.0.profile.json" <<'PY' && pass ||
+import json, sys
+def means(path):
+    out = []
+    for m in json.load(open(path))["functions"][0]["memory"]:
+        h = m["lines_per_request"]
+        if m["space"] == "local" and h:
+            out.append(sum(int(k) * v for k, v in h.items()) / sum(h.values()))
+    return out
+a, b = means(sys.argv[1]), means(sys.argv[2])
+assert len(a) == len(b) and a, (a, b)
+for x, y in zip(a, b):
+    assert abs(y - x) <= 0.35 * x, (x, y)
+PY
+            fail "$name R=$R: a local access's lines per request are not within 35% of the original's"
+        fi ;;
+    esac
     # nested_loops' staging loop runs 2 or 3 times (3 in one warp of four):
     # every reduced trip is 1, and stairs (16 lanes of one warp in 8 run an
     # iteration more) keep its exit's divergence (0.111) within 2 points
