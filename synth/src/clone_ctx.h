@@ -348,6 +348,10 @@ unsigned cx_spread_window_log2(uint32_t swin);
  * cumulative shares (at most four) */
 size_t cx_draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double share[4]);
 
+/* clone_share.c: drops the inserted instructions that stood for no filler
+ * and repeat an earlier value of their block; their readers read that one */
+mb_status cx_share_values(ctx *c);
+
 /* clone_quota.c: the thresholds of PLAN_QUOTA accesses, from the model's
  * requests (after the calibration) */
 mb_status cx_plan_quotas(ctx *c);

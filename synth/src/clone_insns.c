@@ -1422,6 +1422,28 @@ size_t cx_draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double sh
     return n;
 }
 
+/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
+static void pro_add_q(ctx *c, const char *op, const char *operands)
+{
+    need_seq *s = &c->b[c->cur_block].seqs[0];
+    size_t n = s->n;
+    pro_add(c, op, operands);
+    if (s->n > n)
+        s->items[n].anywhere = 1;
+}
+
+/* The thread's warp in warp-major order. */
+static const char *g_qwarp(ctx *c)
+{
+    const char *w = val_find(c, "qwarp");
+    if (w)
+        return w;
+    const char *kf = g_kf(c);
+    w = cx_reg(c, MB_REG_B32);
+    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
+    return val_put(c, "qwarp", w);
+}
+
 /* The hashed warp index per-warp draws compare against (0 to 1023), the
  * constant `add` (clone_spread.c) added before the top bits are taken. */
 static const char *warp_hash(ctx *c, uint32_t add)
@@ -1431,12 +1453,12 @@ static const char *warp_hash(ctx *c, uint32_t add)
     const char *hw = val_find(c, key);
     if (hw)
         return hw;
+    const char *w = g_qwarp(c); /* one warp index for every hash */
     hw = cx_reg(c, MB_REG_B32);
-    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", hw, g_kf(c)));
     if (add)
-        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32 ", %d", hw, hw, (int32_t)add));
+        pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32 ", %d", hw, w, (int32_t)add));
     else
-        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, hw));
+        pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, " HASH_BASE_MULT_S32, hw, w));
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 22", hw, hw));
     return val_put(c, key, hw);
 }
@@ -1508,15 +1530,6 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_
     return val_put(c, key, r);
 }
 
-/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
-static void pro_add_q(ctx *c, const char *op, const char *operands)
-{
-    need_seq *s = &c->b[c->cur_block].seqs[0];
-    size_t n = s->n;
-    pro_add(c, op, operands);
-    if (s->n > n)
-        s->items[n].anywhere = 1;
-}
 
 /* lane `op` imm (the 8-lane group's lane or the group) of the lane key,
  * once per block; with `anywhere` placed as pro_add_q places it */
@@ -1774,17 +1787,6 @@ static const char *g_qword(ctx *c, int array, int common, int classes)
     return val_put(c, key, r);
 }
 
-/* The thread's warp in warp-major order. */
-static const char *g_qwarp(ctx *c)
-{
-    const char *w = val_find(c, "qwarp");
-    if (w)
-        return w;
-    const char *kf = g_kf(c);
-    w = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
-    return val_put(c, "qwarp", w);
-}
 
 /* A counter position's lane threshold in iterations (quota_pos.counter):
  * the field of rank lane - 1 of the access's table, less the position of
@@ -2017,24 +2019,35 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
         snprintf(key, sizeof key, "pattern:%d:%llu:%llu:%s", block, (unsigned long long)slots,
                  (unsigned long long)span, off ? off : "-");
         const char *o = offset_find(c, key), *r = cx_reg(c, MB_REG_B64);
+        pl->offset = 0;
+        pl->is64 = 1;
+        if (!o && slots == 1 && !off) {
+            pl->tbase = base; /* one span for every warp, every lane in one sector */
+            return MB_OK;
+        }
         if (!o) {
-            const char *t = cx_reg(c, MB_REG_B32);
+            const char *t = off;
             o = cx_reg(c, MB_REG_B64);
-            uint64_t warps = (uint64_t)(c->nthreads / c->tpc) * c->wpc;
-            ADD(s, "shr.u32", "%s, %s, 5", t, g_kf(c));
-            if (mod_const(c, s, t, warps ? warps - 1 : 0, slots) != MB_OK)
-                return c->err->status;
-            if (off)
-                ADD(s, "mad.lo.s32", "%s, %s, %llu, %s", t, t, (unsigned long long)span, off);
-            else
-                ADD(s, "mul.lo.s32", "%s, %s, %llu", t, t, (unsigned long long)span);
+            if (slots > 1) {
+                /* the warp index (one register for every user), reduced */
+                uint64_t warps = (uint64_t)(c->nthreads / c->tpc) * c->wpc;
+                const char *w = g_qwarp(c), *wm = w;
+                if (warps - 1 >= slots) {
+                    wm = cx_reg(c, MB_REG_B32);
+                    if (mod_const_from(c, s, wm, w, warps ? warps - 1 : 0, slots) != MB_OK)
+                        return c->err->status;
+                }
+                t = cx_reg(c, MB_REG_B32);
+                if (off)
+                    ADD(s, "mad.lo.s32", "%s, %s, %llu, %s", t, wm, (unsigned long long)span, off);
+                else
+                    ADD(s, "mul.lo.s32", "%s, %s, %llu", t, wm, (unsigned long long)span);
+            }
             ADD(s, "cvt.u64.u32", "%s, %s", o, t);
             offset_put(c, key, o);
         }
         ADD(s, "add.s64", "%s, %s, %s", r, base, o);
         pl->tbase = r;
-        pl->offset = 0;
-        pl->is64 = 1;
         return MB_OK;
     }
     if (pl->kind == PLAN_PATTERN) {
@@ -3638,7 +3651,8 @@ mb_status cx_assemble(ctx *c)
     free(again_slot);
     if (st != MB_OK)
         return st;
-    if ((st = address_dependences(c)) != MB_OK || (st = memory_values(c)) != MB_OK)
+    if ((st = address_dependences(c)) != MB_OK || (st = memory_values(c)) != MB_OK ||
+        (st = cx_share_values(c)) != MB_OK)
         return st;
     /* 7. the model's blocks */
     mb_clone_model *m = c->m;
