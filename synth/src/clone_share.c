@@ -261,6 +261,127 @@ static void share_block(share_ctx *s, blk *b)
     free(av);
 }
 
+static int dominates_block(const ctx *c, int a, int b)
+{
+    for (int x = b;; x = c->b[x].idom) {
+        if (x == a)
+            return 1;
+        if (x <= 0)
+            return 0;
+    }
+}
+
+typedef struct shift_def {
+    int block;
+    size_t order;          /* in the block's emission order */
+    const char *dest, *src;
+    size_t dlen, slen;
+    int k;
+} shift_def;
+
+/* Splits "d, a, imm[, b]" into its operands (trimmed); 0 when the count differs. */
+static int split_operands(const char *ops, const char **f, size_t *len, size_t want)
+{
+    size_t nf = 0;
+    for (const char *p = ops; p && nf < want; nf++) {
+        p += strspn(p, " ");
+        f[nf] = p;
+        len[nf] = strcspn(p, ",");
+        while (len[nf] && p[len[nf] - 1] == ' ')
+            len[nf]--;
+        p = strchr(p, ',');
+        if (p)
+            p++;
+        else if (nf + 1 < want)
+            return 0;
+    }
+    return nf == want && !strchr(f[want - 1], ',');
+}
+
+static int pow2_of(const char *p, size_t len)
+{
+    int k = 0;
+    unsigned long long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9' || v > (1ULL << 40))
+            return -1;
+        v = v * 10 + (unsigned)(p[i] - '0');
+    }
+    if (v < 2 || (v & (v - 1)))
+        return -1;
+    while ((1ULL << k) < v)
+        k++;
+    return k;
+}
+
+/* An inserted `mad.lo.s32 d, a, 2^k, b` where a `shl.b32 t, a, k` already
+ * made earlier in its block or in a dominating one (t and a written once)
+ * becomes `add.s32 d, t, b`: the original's own form, a block index made
+ * once and added to (transpose_shared's ctaid * 32, shifted in the entry
+ * block and added to a thread index in every later block), at an add's
+ * issue rate. The filler the mad took stays taken. */
+static void reuse_shifts(share_ctx *s)
+{
+    ctx *c = s->c;
+    shift_def *defs = NULL;
+    size_t ndefs = 0, cap = 0;
+    for (size_t k = 0; k < c->nb && s->st == MB_OK; k++) {
+        blk *b = &c->b[k];
+        size_t order = 0;
+        for (size_t i = 0; i <= b->nslots && s->st == MB_OK; i++) {
+            slot *sl = &b->slots[i];
+            for (size_t j = 0; j <= sl->nins; j++, order++) {
+                need *n = j < sl->nins ? &sl->ins[j] : NULL;
+                if (!n && (i == b->nslots || sl->role == SLOT_DROPPED))
+                    break;
+                const char *op = n ? n->op : sl->op, *ops = n ? n->operands : sl->operands;
+                const char *guard = n ? NULL : sl->guard;
+                if (!op || !ops || !pure_value(guard, op, ops))
+                    continue;
+                const char *f[4];
+                size_t len[4];
+                if (!strcmp(op, "shl.b32") && split_operands(ops, f, len, 3) && f[1][0] == '%' &&
+                    writes_of(s, f[0], len[0]) == 1 && writes_of(s, f[1], len[1]) <= 1) {
+                    /* the shift amount, a plain decimal */
+                    int amt = 0, ok = len[2] > 0 && len[2] < 3;
+                    for (size_t q = 0; ok && q < len[2]; q++) {
+                        ok = f[2][q] >= '0' && f[2][q] <= '9';
+                        amt = amt * 10 + (f[2][q] - '0');
+                    }
+                    if (!ok || amt < 1 || amt > 31)
+                        continue;
+                    if (MB_GROW(defs, cap, ndefs + 1) != MB_OK) {
+                        s->st = cx_nomem(c);
+                        break;
+                    }
+                    defs[ndefs++] = (shift_def){(int)k, order, f[0], f[1], len[0], len[1], amt};
+                    continue;
+                }
+                if (!n || strcmp(op, "mad.lo.s32") || !split_operands(ops, f, len, 4) || f[1][0] != '%' ||
+                    writes_of(s, f[1], len[1]) > 1)
+                    continue;
+                const int sh = pow2_of(f[2], len[2]);
+                for (size_t d = 0; sh > 0 && d < ndefs; d++) {
+                    const shift_def *x = &defs[d];
+                    if (x->k != sh || x->slen != len[1] || strncmp(x->src, f[1], len[1]) ||
+                        !(x->block == (int)k ? x->order < order : dominates_block(c, x->block, (int)k)))
+                        continue;
+                    const char *o = cx_fmt(c, "%.*s, %.*s, %.*s", (int)len[0], f[0], (int)x->dlen, x->dest,
+                                           (int)len[3], f[3]);
+                    if (!o) {
+                        s->st = cx_nomem(c);
+                        break;
+                    }
+                    n->op = n->token = "add.s32";
+                    n->operands = o;
+                    break;
+                }
+            }
+        }
+    }
+    free(defs);
+}
+
 mb_status cx_share_values(ctx *c)
 {
     share_ctx s;
@@ -275,6 +396,8 @@ mb_status cx_share_values(ctx *c)
             if (i < c->b[k].nslots && sl->role != SLOT_DROPPED && sl->op)
                 count_writes(&s, sl->operands);
         }
+    if (s.st == MB_OK)
+        reuse_shifts(&s);
     for (size_t k = 0; k < c->nb && s.st == MB_OK; k++)
         share_block(&s, &c->b[k]);
     /* every reader of a dropped value reads the kept one; the dropped go */
