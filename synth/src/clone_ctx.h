@@ -262,6 +262,11 @@ typedef struct ctx {
 const char *cx_fmt(ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
 const char *cx_reg(ctx *c, int cls);
 const char *cx_token_of(ctx *c, const char *op);
+/* Splits operand text into exactly `want` comma-separated operands (f[i],
+ * len[i], trimmed); 0 when it has another count. */
+int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want);
+/* k when the decimal immediate p (len characters) is 2^k with k >= 1, else -1. */
+int cx_pow2_exponent(const char *p, size_t len);
 int cx_class_of_type(const char *type);
 uint64_t cx_rand(ctx *c);
 mb_status cx_nomem(ctx *c);

@@ -4,7 +4,6 @@
  * otherwise; remaining slots become fillers. */
 #include "clone_ctx.h"
 
-#include <errno.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -503,37 +502,6 @@ static size_t exact_filler(const blk *b, const char *token)
     return SIZE_MAX;
 }
 
-/* The power of two an immediate operand (len characters) is, as its
- * exponent; -1 when it is not one above 1. */
-static int pow2_immediate(const char *p, size_t len)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, 10);
-    if (errno || (size_t)(end - p) != len || v < 2 || v > UINT32_MAX || (v & (v - 1)))
-        return -1;
-    return __builtin_ctzll(v);
-}
-
-/* Splits the operands "d, a, imm[, b]" of a product; 0 when they are not that. */
-static int product_operands(const char *ops, const char **f, size_t *len, size_t want)
-{
-    size_t nf = 0;
-    for (const char *p = ops; p && nf < want; nf++) {
-        p += strspn(p, " ");
-        f[nf] = p;
-        len[nf] = strcspn(p, ",");
-        while (len[nf] && p[len[nf] - 1] == ' ')
-            len[nf]--;
-        p = strchr(p, ',');
-        if (p)
-            p++;
-        else if (nf + 1 < want)
-            return 0;
-    }
-    return nf == want && f[1][0] == '%' && !strchr(f[want - 1], ',');
-}
-
 /* After the drops: an inserted `mad.lo.s32 d, a, 2^k, b` (or `mul.lo.s32
  * d, a, 2^k`) that took the place of a filler of another opcode, in a
  * block that still has free `shl.b32` (and `add.s32`) fillers, becomes
@@ -561,9 +529,9 @@ static mb_status split_products(ctx *c)
                     continue; /* its own opcode */
                 const char *f[4];
                 size_t len[4];
-                if (!product_operands(n->operands, f, len, mad ? 4 : 3))
+                if (!cx_split_operands(n->operands, f, len, mad ? 4 : 3) || f[1][0] != '%')
                     continue;
-                const int sh = pow2_immediate(f[2], len[2]);
+                const int sh = cx_pow2_exponent(f[2], len[2]);
                 /* the shift takes a free shl filler; the add a free add
                  * filler, else the place the product took */
                 const size_t fs = exact_filler(at, "shl.b32");

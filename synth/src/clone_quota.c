@@ -227,24 +227,6 @@ static int cc1x_means(const qacc *A, const mb_hist *h, double *planned, double *
     return 1;
 }
 
-/* The value a request at position x with lanes `mask` takes: local, the
- * sectors it touches, one per distinct word (each word belongs to one
- * group); shared, its bank-conflict degree. */
-static int realized(const qacc *A, uint32_t x, uint32_t mask)
-{
-    if (A->bank)
-        return realized_bank(A, x, mask);
-    uint32_t words = 0;
-    for (int l = 0; l < 32; l++) {
-        if (!(mask >> l & 1))
-            continue;
-        int p = l & 7, g = l >> 3;
-        int own = p != 7 && lane_new(A, x, 4 * p + 3 - g);
-        words |= UINT32_C(1) << (own ? l : (l | 7));
-    }
-    return (int)mb_popcount32(words);
-}
-
 /* The lines a local request at position x with lanes `mask` touches with
  * `classes` word classes (cx_quota_word): one per distinct word
  * (interleaved by lane, a word's 32 lanes fill one line). */
@@ -259,6 +241,14 @@ static int realized_lines(const qacc *A, uint32_t x, uint32_t mask, int classes)
         words |= UINT32_C(1) << cx_quota_word((uint32_t)l, classes, !own);
     }
     return (int)mb_popcount32(words);
+}
+
+/* The value a request at position x with lanes `mask` takes: local, the
+ * sectors it touches, one per distinct (word, group), which are the lines
+ * when every group has words of its own; shared, its bank-conflict degree. */
+static int realized(const qacc *A, uint32_t x, uint32_t mask)
+{
+    return A->bank ? realized_bank(A, x, mask) : realized_lines(A, x, mask, 4);
 }
 
 /* The word classes of local access A whose planned lines per request come

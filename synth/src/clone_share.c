@@ -279,41 +279,6 @@ typedef struct shift_def {
     int k;
 } shift_def;
 
-/* Splits "d, a, imm[, b]" into its operands (trimmed); 0 when the count differs. */
-static int split_operands(const char *ops, const char **f, size_t *len, size_t want)
-{
-    size_t nf = 0;
-    for (const char *p = ops; p && nf < want; nf++) {
-        p += strspn(p, " ");
-        f[nf] = p;
-        len[nf] = strcspn(p, ",");
-        while (len[nf] && p[len[nf] - 1] == ' ')
-            len[nf]--;
-        p = strchr(p, ',');
-        if (p)
-            p++;
-        else if (nf + 1 < want)
-            return 0;
-    }
-    return nf == want && !strchr(f[want - 1], ',');
-}
-
-static int pow2_of(const char *p, size_t len)
-{
-    int k = 0;
-    unsigned long long v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9' || v > (1ULL << 40))
-            return -1;
-        v = v * 10 + (unsigned)(p[i] - '0');
-    }
-    if (v < 2 || (v & (v - 1)))
-        return -1;
-    while ((1ULL << k) < v)
-        k++;
-    return k;
-}
-
 /* An inserted `mad.lo.s32 d, a, 2^k, b` where a `shl.b32 t, a, k` already
  * made earlier in its block or in a dominating one (t and a written once)
  * becomes `add.s32 d, t, b`: the original's own form, a block index made
@@ -340,7 +305,7 @@ static void reuse_shifts(share_ctx *s)
                     continue;
                 const char *f[4];
                 size_t len[4];
-                if (!strcmp(op, "shl.b32") && split_operands(ops, f, len, 3) && f[1][0] == '%' &&
+                if (!strcmp(op, "shl.b32") && cx_split_operands(ops, f, len, 3) && f[1][0] == '%' &&
                     writes_of(s, f[0], len[0]) == 1 && writes_of(s, f[1], len[1]) <= 1) {
                     /* the shift amount, a plain decimal */
                     int amt = 0, ok = len[2] > 0 && len[2] < 3;
@@ -357,10 +322,10 @@ static void reuse_shifts(share_ctx *s)
                     defs[ndefs++] = (shift_def){(int)k, order, f[0], f[1], len[0], len[1], amt};
                     continue;
                 }
-                if (!n || strcmp(op, "mad.lo.s32") || !split_operands(ops, f, len, 4) || f[1][0] != '%' ||
+                if (!n || strcmp(op, "mad.lo.s32") || !cx_split_operands(ops, f, len, 4) || f[1][0] != '%' ||
                     writes_of(s, f[1], len[1]) > 1)
                     continue;
-                const int sh = pow2_of(f[2], len[2]);
+                const int sh = cx_pow2_exponent(f[2], len[2]);
                 for (size_t d = 0; sh > 0 && d < ndefs; d++) {
                     const shift_def *x = &defs[d];
                     if (x->k != sh || x->slen != len[1] || strncmp(x->src, f[1], len[1]) ||

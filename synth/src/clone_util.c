@@ -166,3 +166,37 @@ int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint3
     }
     return (int64_t)v;
 }
+
+int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want)
+{
+    size_t nf = 0;
+    for (const char *p = ops; p && nf < want; nf++) {
+        p += strspn(p, " ");
+        f[nf] = p;
+        len[nf] = strcspn(p, ",");
+        while (len[nf] && p[len[nf] - 1] == ' ')
+            len[nf]--;
+        p = strchr(p, ',');
+        if (p)
+            p++;
+        else if (nf + 1 < want)
+            return 0;
+    }
+    return nf == want && !strchr(f[want - 1], ',');
+}
+
+int cx_pow2_exponent(const char *p, size_t len)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9' || v > UINT32_MAX)
+            return -1;
+        v = v * 10 + (uint64_t)(p[i] - '0');
+    }
+    if (len == 0 || v < 2 || v > UINT32_MAX || (v & (v - 1)))
+        return -1;
+    int k = 0;
+    while ((UINT64_C(1) << k) < v)
+        k++;
+    return k;
+}
