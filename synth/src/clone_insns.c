@@ -4,7 +4,6 @@
  * otherwise; remaining slots become fillers. */
 #include "clone_ctx.h"
 
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -665,7 +664,6 @@ static void drop_fillers(ctx *c)
             return cx_nomem(c);                                                                    \
     } while (0)
 
-
 static int log2u(uint32_t x)
 {
     int l = 0;
@@ -673,8 +671,6 @@ static int log2u(uint32_t x)
         l++;
     return l;
 }
-
-
 
 /* Pointer parameters, loaded once each: in the entry block, or in the block
  * that makes the parameter's global base (`gplace`) when that block has an
@@ -1498,7 +1494,6 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_
     return val_put(c, key, r);
 }
 
-
 /* lane `op` imm (the 8-lane group's lane or the group) of the lane key,
  * once per block; with `anywhere` placed as pro_add_q places it */
 static const char *lane_part(ctx *c, const char *lane, const char *key, const char *op,
@@ -1644,7 +1639,6 @@ static const char *array_address(ctx *c, int array, int is64)
     return r;
 }
 
-
 /* ------------------------------------------------ per-request quotas
  * (PLAN_QUOTA, clone_quota.c): per thread the lane's rank and its two
  * words, the request position and the window shifts; per request one
@@ -1754,7 +1748,6 @@ static const char *g_qword(ctx *c, int array, int common, int classes)
     pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
     return val_put(c, key, r);
 }
-
 
 /* A counter position's lane threshold in iterations (quota_pos.counter):
  * the field of rank lane - 1 of the access's table, less the position of
