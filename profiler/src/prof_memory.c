@@ -950,8 +950,6 @@ static int bank_degree_words(const prof_mem *pm, const uint64_t *a, uint32_t n, 
     return 1;
 }
 
-/* The bank-conflict degree of the request's n entries on nb banks (a power
- * of two, at most bank_slots). */
 /*
  * The degree of a request whose words lie within 32 rows either side of its
  * first lane's (a row: nb consecutive words from a multiple of nb): per bank
@@ -992,6 +990,8 @@ static int row_degree(const uint64_t *a, uint32_t n, uint64_t off, unsigned bs, 
     return 1;
 }
 
+/* The bank-conflict degree of the request's n entries on nb banks (a power
+ * of two, at most bank_slots). */
 static int bank_degree_on(prof_mem *pm, const uint64_t *a, uint32_t n, uint64_t off, int cst,
                           uint64_t d, uint64_t nb, uint64_t *deg)
 {

@@ -267,6 +267,8 @@ const char *cx_token_of(ctx *c, const char *op);
 int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want);
 /* k when the decimal immediate p (len characters) is 2^k with k >= 1, else -1. */
 int cx_pow2_exponent(const char *p, size_t len);
+/* Whether block a dominates block b (every block dominates itself). */
+int cx_dominates(const ctx *c, int a, int b);
 int cx_class_of_type(const char *type);
 uint64_t cx_rand(ctx *c);
 mb_status cx_nomem(ctx *c);

@@ -76,19 +76,6 @@ static int loop_repeats(const ctx *c, int l)
     return 0;
 }
 
-static int dominates(const ctx *c, int a, int b)
-{
-    for (int x = b, steps = 0; x >= 0 && steps <= (int)c->nb; steps++) {
-        if (x == a)
-            return 1;
-        int up = c->b[x].idom;
-        if (up == x)
-            break;
-        x = up;
-    }
-    return 0;
-}
-
 /* A producer outside the block for the next unused register of slot i read
  * from outside it (the profile's "dependences_in"): a value made before a
  * branch or a loop and read after it (a load used in a loop) must be waited
@@ -119,11 +106,11 @@ static const char *outside_source(ctx *c, int block, size_t i, int cls)
             if (!ps->dest || ps->dest_class != cls)
                 continue;
             int in_same_loop = l >= 0 && c->in_loop[l][db];
-            int rank = carried && in_same_loop ? 3 : dominates(c, db, block) && db != block ? 2 : 1;
+            int rank = carried && in_same_loop ? 3 : cx_dominates(c, db, block) && db != block ? 2 : 1;
             /* of two dominating definitions, the nearer one is the value that
              * arrives (a loop's result after the loop, not its start value) */
             if (rank > best_rank ||
-                (rank == 2 && best_rank == 2 && db != best_block && dominates(c, best_block, db))) {
+                (rank == 2 && best_rank == 2 && db != best_block && cx_dominates(c, best_block, db))) {
                 best = ps->dest;
                 best_rank = rank;
                 best_block = db;

@@ -282,16 +282,6 @@ static int same_frequency(const ctx *c, int a, int k)
     return 1;
 }
 
-static int dominates(const ctx *c, int a, int b)
-{
-    for (int x = b;; x = c->b[x].idom) {
-        if (x == a)
-            return 1;
-        if (x == 0)
-            return 0;
-    }
-}
-
 /* Whether every path from block `from` to the function's end passes `to`. */
 static int always_reaches(const ctx *c, int from, int to)
 {
@@ -384,7 +374,7 @@ static int movable_to(const ctx *c, const need *n, int k, int a, size_t f)
         if (is_vreg(p, len)) {
             if (writers_of(c, p, len, &wb, &wp) != 1)
                 return 0;
-            if (wb == a ? wp >= 2 * f + 1 : (wb == k || !dominates(c, wb, a)))
+            if (wb == a ? wp >= 2 * f + 1 : (wb == k || !cx_dominates(c, wb, a)))
                 return 0;
         }
         p += len;
@@ -598,7 +588,7 @@ static void drop_fillers(ctx *c)
                  * block that runs exactly when theirs does: one it
                  * dominates and that every path from it reaches */
                 for (size_t o = 0; f == SIZE_MAX && b->slots[i].ins[j].anywhere && o < c->nb; o++)
-                    if (o != k && same_frequency(c, (int)o, (int)k) && dominates(c, (int)k, (int)o) &&
+                    if (o != k && same_frequency(c, (int)o, (int)k) && cx_dominates(c, (int)k, (int)o) &&
                         always_reaches(c, (int)k, (int)o)) {
                         at = (int)o;
                         f = filler_for(&c->b[at], token, c->b[at].nslots);
@@ -759,11 +749,11 @@ static const char *val_find(ctx *c, const char *key)
 {
     int at = val_block(c);
     for (size_t i = 0; i < c->nvals; i++)
-        if (!strcmp(c->vals[i].key, key) && dominates(c, c->vals[i].block, at))
+        if (!strcmp(c->vals[i].key, key) && cx_dominates(c, c->vals[i].block, at))
             return c->vals[i].reg;
     int where = at;
     for (size_t i = 0; i < c->nwants; i++)
-        if (!strcmp(c->wants[i].key, key) && dominates(c, c->wants[i].block, at))
+        if (!strcmp(c->wants[i].key, key) && cx_dominates(c, c->wants[i].block, at))
             where = c->wants[i].block;
     c->saved_block[c->nsaved < 16 ? c->nsaved : 15] = c->cur_block;
     c->nsaved++;
@@ -2665,7 +2655,7 @@ static mb_status cond_pred(ctx *c, need_seq *q, int block, const mb_cond_node *n
 {
     if (n->op == MB_COND_CMP) {
         for (size_t i = 0; i < c->nleaves; i++)
-            if (c->leaves[i].insn == n->insn && dominates(c, c->leaves[i].block, block)) {
+            if (c->leaves[i].insn == n->insn && cx_dominates(c, c->leaves[i].block, block)) {
                 *out = c->leaves[i].reg;
                 return MB_OK;
             }

@@ -261,16 +261,6 @@ static void share_block(share_ctx *s, blk *b)
     free(av);
 }
 
-static int dominates_block(const ctx *c, int a, int b)
-{
-    for (int x = b;; x = c->b[x].idom) {
-        if (x == a)
-            return 1;
-        if (x <= 0)
-            return 0;
-    }
-}
-
 typedef struct shift_def {
     int block;
     size_t order;          /* in the block's emission order */
@@ -329,7 +319,7 @@ static void reuse_shifts(share_ctx *s)
                 for (size_t d = 0; sh > 0 && d < ndefs; d++) {
                     const shift_def *x = &defs[d];
                     if (x->k != sh || x->slen != len[1] || strncmp(x->src, f[1], len[1]) ||
-                        !(x->block == (int)k ? x->order < order : dominates_block(c, x->block, (int)k)))
+                        !(x->block == (int)k ? x->order < order : cx_dominates(c, x->block, (int)k)))
                         continue;
                     const char *o = cx_fmt(c, "%.*s, %.*s, %.*s", (int)len[0], f[0], (int)x->dlen, x->dest,
                                            (int)len[3], f[3]);

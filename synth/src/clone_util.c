@@ -200,3 +200,16 @@ int cx_pow2_exponent(const char *p, size_t len)
         k++;
     return k;
 }
+
+int cx_dominates(const ctx *c, int a, int b)
+{
+    for (int x = b, steps = 0; x >= 0 && steps <= (int)c->nb; steps++) {
+        if (x == a)
+            return 1;
+        int up = c->b[x].idom;
+        if (up == x)
+            break;
+        x = up;
+    }
+    return 0;
+}
