@@ -1196,6 +1196,47 @@ static int address_in_block(const ctx *c, const memplan *pl)
     return 0;
 }
 
+static int shares_loop_offset(const ctx *c, int l, int64_t coef, int is64);
+
+/* Whether the original's chain of block k has opcode `op` before slot `at`. */
+static int chain_has(const ctx *c, int k, size_t at, const char *op)
+{
+    for (size_t i = 0; i < at && i < c->f->blocks[k].nchain; i++)
+        if (!strcmp(c->f->blocks[k].chain[i], op))
+            return 1;
+    return 0;
+}
+
+/* Whether the innermost loop term of an access is formed in its block from
+ * the loop's counter (counter * coef + the outer part) instead of an
+ * induction register: when the original multiplies an index there before
+ * the access (a mul.wide for 64-bit addresses, a shift or multiply for
+ * 32-bit ones), the clone's product takes that place, and the loop needs no
+ * register reset before it and advanced at its end. */
+static int loop_term_in_body(const ctx *c, const memplan *pl, int *loop)
+{
+    if ((pl->kind != PLAN_AFFINE && pl->kind != PLAN_WRAP) || pl->nloop_terms == 0)
+        return 0;
+    int l = pl->loop_term_loop[0];
+    for (size_t k = 1; k < pl->nloop_terms; k++)
+        if (c->f->loops[pl->loop_term_loop[k]].depth > c->f->loops[l].depth)
+            l = pl->loop_term_loop[k];
+    int64_t coef = 0;
+    for (size_t k = 0; k < pl->nloop_terms; k++)
+        if (pl->loop_term_loop[k] == l)
+            coef = pl->loop_term_coef[k];
+    const int k = plan_block(c, pl);
+    if (coef < INT32_MIN || coef > INT32_MAX || !c->in_loop[l][k] ||
+        shares_loop_offset(c, l, coef, pl->is64))
+        return 0;
+    const size_t at = plan_slot(c, pl, k);
+    /* (the chain names a mul.wide by its type: mul.s32) */
+    if (!pl->is64 || (!chain_has(c, k, at, "mul.s32") && !chain_has(c, k, at, "mul.u32")))
+        return 0;
+    *loop = l;
+    return 1;
+}
+
 static const char *filler_choice(ctx *c, int block, const char *a, const char *b)
 {
     const blk *bk = &c->b[block];
@@ -1891,15 +1932,17 @@ static mb_status quota_address(ctx *c, int block, memplan *pl)
     return c->oom ? cx_nomem(c) : MB_OK;
 }
 
-/* The slot after the last access of block k that compares loop l's counter
- * (quota_pos.counter), SIZE_MAX when none does. */
+/* The slot after the last access of block k that reads loop l's counter
+ * (quota_pos.counter, loop_term_in_body), SIZE_MAX when none does. */
 static size_t counter_read(const ctx *c, int l, int k)
 {
     size_t after = SIZE_MAX;
-    for (size_t i = 0; c->qpos && i < c->f->nmem; i++) {
+    for (size_t i = 0; i < c->f->nmem; i++) {
         const memplan *pl = &c->plans[i];
-        if (pl->kind == PLAN_QUOTA && pl->qpos == l + 1 && c->qpos[pl->qpos].counter && plan_block(c, pl) == k &&
-            (after == SIZE_MAX || plan_slot(c, pl, k) + 1 > after))
+        int in_body = -1;
+        if (((c->qpos && pl->kind == PLAN_QUOTA && pl->qpos == l + 1 && c->qpos[pl->qpos].counter) ||
+             (loop_term_in_body(c, pl, &in_body) && in_body == l)) &&
+            plan_block(c, pl) == k && (after == SIZE_MAX || plan_slot(c, pl, k) + 1 > after))
             after = plan_slot(c, pl, k) + 1;
     }
     return after;
@@ -2165,6 +2208,31 @@ static const char *loop_sum(ctx *c, int block, size_t si, const char *parent, co
     return r;
 }
 
+/* parent + coef * (loop l's counter), computed before slot `si` of `block`
+ * (loop_term_in_body): a wide product and an add for 64-bit addresses, as
+ * compilers index arrays, a mad for 32-bit ones. */
+static const char *counter_term(ctx *c, int block, size_t si, const char *parent, int l,
+                                int64_t coef, int is64)
+{
+    need_seq *q = cx_block_seq(c, block, si);
+    const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
+    if (!q || !r)
+        return NULL;
+    mb_status st;
+    if (is64) {
+        const char *w = cx_reg(c, MB_REG_B64);
+        const char *mul = cx_fmt(c, "%s, %s, %lld", w, c->r_iter[l], (long long)coef);
+        const char *add = cx_fmt(c, "%s, %s, %s", r, parent, w);
+        st = w && mul && add ? cx_seq_add(c, q, "mul.wide.s32", mul) : MB_ERR_NOMEM;
+        if (st == MB_OK)
+            st = cx_seq_add(c, q, "add.s64", add);
+    } else {
+        const char *ops = cx_fmt(c, "%s, %s, %lld, %s", r, c->r_iter[l], (long long)coef, parent);
+        st = ops ? cx_seq_add(c, q, "mad.lo.s32", ops) : MB_ERR_NOMEM;
+    }
+    return st == MB_OK ? r : NULL;
+}
+
 /* The access itself, in its slot; loop terms added in the slot's sequence. */
 static mb_status memory_slot(ctx *c, int block, memplan *pl)
 {
@@ -2197,7 +2265,17 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
                 order[j] = order[j - 1];
                 order[j - 1] = t;
             }
+        int in_body = -1;
+        const int last_in_body = loop_term_in_body(c, pl, &in_body) &&
+                                 pl->loop_term_loop[order[n - 1]] == in_body;
         for (size_t k = 0; k < n; k++) {
+            if (k + 1 == n && last_in_body) {
+                addr = counter_term(c, block, si, addr, in_body, pl->loop_term_coef[order[k]],
+                                    pl->is64);
+                if (!addr)
+                    return cx_nomem(c);
+                break;
+            }
             const char *r = induction(c, addr, pl->loop_term_loop[order[k]],
                                       pl->loop_term_coef[order[k]], pl->is64);
             if (!r)

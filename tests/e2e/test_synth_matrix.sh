@@ -21,7 +21,9 @@
 # thread index once and runs at most 6% more thread instructions than the
 # original, fifteen clones run the
 # original's thread instructions within 2% at R = 1 and nested_loops' within
-# 4% (set-up made once, in fillers where they are free); tid_loop's and
+# 3.5% (set-up made once, in fillers where they are free; its global
+# accesses indexed from the loop counter as the original indexes them, not
+# from copied address registers); tid_loop's and
 # devfunc's clones read their loaded value in a later block, and
 # nested_loops' staging loop (2 or 3 trips, 1 in every lane once reduced)
 # diverges as the original's at every R. The other statistics are
@@ -286,11 +288,21 @@ for dir in "$EX"/*/; do
         awk -v r="$rel" 'BEGIN { exit !(r + 0 <= 0.02 && r + 0 >= -0.02) }' && pass ||
           fail "$name R=1: thread instructions differ by $rel (tolerance 2%)" ;;
       nested_loops/1)
-        # its loops' address registers cost resets the original's shared
-        # index does not (5.0% more before set-up took free fillers)
+        # its shared address registers cost resets the original's shared
+        # index does not (5.0% more before set-up took free fillers, 3.7%
+        # before its global accesses were indexed from the loop counters)
         rel=$(grep '^thread instructions' "$TMP/cmp" | awk '{print $5}')
-        awk -v r="$rel" 'BEGIN { exit !(r + 0 <= 0.04 && r + 0 >= -0.02) }' && pass ||
-          fail "$name R=1: thread instructions differ by $rel (at most 4% more)" ;;
+        awk -v r="$rel" 'BEGIN { exit !(r + 0 <= 0.035 && r + 0 >= -0.02) }' && pass ||
+          fail "$name R=1: thread instructions differ by $rel (at most 3.5% more)" ;;
+    esac
+    # nested_loops indexes its global arrays in each iteration (mul.wide and
+    # add.s64 before the access): the clone does so from the loop counter, in
+    # those places, instead of copying a 64-bit address register before each
+    # inner loop and advancing it at the loop's end
+    case "$name" in
+      nested_loops)
+        copies=$(grep -c '^[[:space:]]*mov\.u64 %rd[0-9]*, %rd[0-9]*;' "$C/clone.ptx")
+        [ "$copies" -eq 0 ] && pass || fail "$name R=$R: $copies 64-bit address registers copied before a loop" ;;
     esac
     echo "$name R=$R: $(grep '^thread instructions' "$TMP/cmp" | awk '{print $3, "->", $4, $5}'); \
 $(grep -c '^  [a-z]' <(sed -n '/^check/,$p' "$TMP/cmp")) statistics outside tolerance"
