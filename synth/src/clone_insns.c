@@ -1207,12 +1207,13 @@ static int chain_has(const ctx *c, int k, size_t at, const char *op)
     return 0;
 }
 
-/* Whether the innermost loop term of an access is formed in its block from
- * the loop's counter (counter * coef + the outer part) instead of an
- * induction register: when the original multiplies an index there before
- * the access (a mul.wide for 64-bit addresses, a shift or multiply for
- * 32-bit ones), the clone's product takes that place, and the loop needs no
- * register reset before it and advanced at its end. */
+/* Whether the innermost loop term of a 64-bit address is formed in its
+ * block from the loop's counter (counter * coef + the outer part) instead of
+ * an induction register: when the original multiplies an index there before
+ * the access (a mul.wide), the clone's product and add take those places,
+ * and the loop needs no register copied before it and advanced at its end.
+ * 32-bit addresses keep their inductions: their product would be a mad in
+ * a shift's place, which issues at half its rate (docs/results.md). */
 static int loop_term_in_body(const ctx *c, const memplan *pl, int *loop)
 {
     if ((pl->kind != PLAN_AFFINE && pl->kind != PLAN_WRAP) || pl->nloop_terms == 0)
@@ -2208,29 +2209,20 @@ static const char *loop_sum(ctx *c, int block, size_t si, const char *parent, co
     return r;
 }
 
-/* parent + coef * (loop l's counter), computed before slot `si` of `block`
- * (loop_term_in_body): a wide product and an add for 64-bit addresses, as
- * compilers index arrays, a mad for 32-bit ones. */
+/* parent + coef * (loop l's counter), a 64-bit address computed before
+ * slot `si` of `block` (loop_term_in_body) as compilers index arrays: a wide
+ * product and an add. NULL when out of memory. */
 static const char *counter_term(ctx *c, int block, size_t si, const char *parent, int l,
-                                int64_t coef, int is64)
+                                int64_t coef)
 {
     need_seq *q = cx_block_seq(c, block, si);
-    const char *r = cx_reg(c, is64 ? MB_REG_B64 : MB_REG_B32);
-    if (!q || !r)
+    const char *r = cx_reg(c, MB_REG_B64), *w = cx_reg(c, MB_REG_B64);
+    const char *mul = w ? cx_fmt(c, "%s, %s, %lld", w, c->r_iter[l], (long long)coef) : NULL;
+    const char *add = r && w ? cx_fmt(c, "%s, %s, %s", r, parent, w) : NULL;
+    if (!q || !mul || !add || cx_seq_add(c, q, "mul.wide.s32", mul) != MB_OK ||
+        cx_seq_add(c, q, "add.s64", add) != MB_OK)
         return NULL;
-    mb_status st;
-    if (is64) {
-        const char *w = cx_reg(c, MB_REG_B64);
-        const char *mul = cx_fmt(c, "%s, %s, %lld", w, c->r_iter[l], (long long)coef);
-        const char *add = cx_fmt(c, "%s, %s, %s", r, parent, w);
-        st = w && mul && add ? cx_seq_add(c, q, "mul.wide.s32", mul) : MB_ERR_NOMEM;
-        if (st == MB_OK)
-            st = cx_seq_add(c, q, "add.s64", add);
-    } else {
-        const char *ops = cx_fmt(c, "%s, %s, %lld, %s", r, c->r_iter[l], (long long)coef, parent);
-        st = ops ? cx_seq_add(c, q, "mad.lo.s32", ops) : MB_ERR_NOMEM;
-    }
-    return st == MB_OK ? r : NULL;
+    return r;
 }
 
 /* The access itself, in its slot; loop terms added in the slot's sequence. */
@@ -2270,8 +2262,7 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
                                  pl->loop_term_loop[order[n - 1]] == in_body;
         for (size_t k = 0; k < n; k++) {
             if (k + 1 == n && last_in_body) {
-                addr = counter_term(c, block, si, addr, in_body, pl->loop_term_coef[order[k]],
-                                    pl->is64);
+                addr = counter_term(c, block, si, addr, in_body, pl->loop_term_coef[order[k]]);
                 if (!addr)
                     return cx_nomem(c);
                 break;
