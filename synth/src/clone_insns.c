@@ -1182,22 +1182,6 @@ static size_t plan_slot(const ctx *c, const memplan *pl, int block)
     return c->f->mem[pl->mem].insn - c->f->blocks[block].first_insn;
 }
 
-/* Whether the original formed the access's address in the access's own
- * block (an address add of its width before it): compilers keep such a
- * computation with its access instead of hoisting it above a branch. */
-static int address_in_block(const ctx *c, const memplan *pl)
-{
-    int k = plan_block(c, pl);
-    size_t at = plan_slot(c, pl, k);
-    const char *add = pl->is64 ? "add.s64" : "add.s32";
-    for (size_t i = 0; i < at && i < c->f->blocks[k].nchain; i++)
-        if (!strcmp(c->f->blocks[k].chain[i], add))
-            return 1;
-    return 0;
-}
-
-static int shares_loop_offset(const ctx *c, int l, int64_t coef, int is64);
-
 /* Whether the original's chain of block k has opcode `op` before slot `at`. */
 static int chain_has(const ctx *c, int k, size_t at, const char *op)
 {
@@ -1206,6 +1190,17 @@ static int chain_has(const ctx *c, int k, size_t at, const char *op)
             return 1;
     return 0;
 }
+
+/* Whether the original formed the access's address in the access's own
+ * block (an address add of its width before it): compilers keep such a
+ * computation with its access instead of hoisting it above a branch. */
+static int address_in_block(const ctx *c, const memplan *pl)
+{
+    const int k = plan_block(c, pl);
+    return chain_has(c, k, plan_slot(c, pl, k), pl->is64 ? "add.s64" : "add.s32");
+}
+
+static int shares_loop_offset(const ctx *c, int l, int64_t coef, int is64);
 
 /* Whether the innermost loop term of a 64-bit address is formed in its
  * block from the loop's counter (counter * coef + the outer part) instead of
@@ -1216,23 +1211,22 @@ static int chain_has(const ctx *c, int k, size_t at, const char *op)
  * a shift's place, which issues at half its rate (docs/results.md). */
 static int loop_term_in_body(const ctx *c, const memplan *pl, int *loop)
 {
-    if ((pl->kind != PLAN_AFFINE && pl->kind != PLAN_WRAP) || pl->nloop_terms == 0)
+    if ((pl->kind != PLAN_AFFINE && pl->kind != PLAN_WRAP) || pl->nloop_terms == 0 || !pl->is64)
         return 0;
     int l = pl->loop_term_loop[0];
+    int64_t coef = pl->loop_term_coef[0];
     for (size_t k = 1; k < pl->nloop_terms; k++)
-        if (c->f->loops[pl->loop_term_loop[k]].depth > c->f->loops[l].depth)
+        if (c->f->loops[pl->loop_term_loop[k]].depth > c->f->loops[l].depth) {
             l = pl->loop_term_loop[k];
-    int64_t coef = 0;
-    for (size_t k = 0; k < pl->nloop_terms; k++)
-        if (pl->loop_term_loop[k] == l)
             coef = pl->loop_term_coef[k];
+        }
     const int k = plan_block(c, pl);
     if (coef < INT32_MIN || coef > INT32_MAX || !c->in_loop[l][k] ||
         shares_loop_offset(c, l, coef, pl->is64))
         return 0;
     const size_t at = plan_slot(c, pl, k);
     /* (the chain names a mul.wide by its type: mul.s32) */
-    if (!pl->is64 || (!chain_has(c, k, at, "mul.s32") && !chain_has(c, k, at, "mul.u32")))
+    if (!chain_has(c, k, at, "mul.s32") && !chain_has(c, k, at, "mul.u32"))
         return 0;
     *loop = l;
     return 1;
