@@ -304,6 +304,7 @@ static void test_compare_self_is_zero(void **state)
     assert_non_null(strstr(text.data, "all statistics within tolerance"));
     assert_non_null(strstr(json.data, "\"cfg_equal\": true"));
     assert_non_null(strstr(json.data, "\"violations\": []"));
+    assert_non_null(strstr(json.data, "\"at_resolution\": []"));
     mb_buf_free(&text);
     mb_buf_free(&json);
     mb_sprof_free(a);
@@ -321,6 +322,58 @@ static void expect_violation(const char *clone_json, double r, const char *fragm
         fail_msg("violation '%s' lacks '%s'", viol, fragment);
     mb_sprof_free(a);
     mb_sprof_free(b);
+}
+
+/* Compares clone_json with original_json at R = 1; returns the text report
+ * and fills viol with the first violation. */
+static char *compare_text(const char *original_json, const char *clone_json, char *viol, size_t n)
+{
+    mb_sprof *a = parse(original_json), *b = parse(clone_json);
+    mb_compare_tolerance tol = mb_compare_default_tolerance(1);
+    mb_buf text = MB_BUF_INIT;
+    mb_error err;
+    assert_int_equal(mb_sprof_compare(a, b, &tol, &text, NULL, viol, n, &err), MB_OK);
+    mb_sprof_free(a);
+    mb_sprof_free(b);
+    return text.data;
+}
+
+/* A statistic over fewer events than its tolerance resolves passes when it
+ * is as near as that many events can be, and the check says so. */
+static void test_compare_resolution(void **state)
+{
+    (void)state;
+    char viol[512];
+    /* 0.25 of 2 warp executions: 0 or 0.5 are the nearest (25 points off) */
+    const char *orig = PROFILE_JSON("0.25", "128", "{\"4\": 4}");
+    char *text = compare_text(orig, base_json, viol, sizeof viol);
+    assert_string_equal(viol, "");
+    assert_non_null(strstr(text, "within tolerance only as near as their counts allow:\n"
+                                 "  branch in block 0 (line 10): divergence fraction 0.2500 vs "
+                                 "0.0000 (-25.0 points: as near as 2 warp executions can be)"));
+    free(text);
+    text = compare_text(orig, PROFILE_JSON("0.75", "128", "{\"4\": 4}"), viol, sizeof viol);
+    assert_non_null(strstr(viol, "divergence fraction 0.2500 vs 0.7500 (+50.0 points, tolerance 2.0)"));
+    free(text);
+    /* one request in 16 at 8 sectors: 8 requests come within 1/16 at best */
+    orig = PROFILE_JSON("0.0", "128", "{\"4\": 15, \"8\": 1}");
+    const char *near[] = {PROFILE_JSON("0.0", "128", "{\"4\": 8}"),
+                          PROFILE_JSON("0.0", "128", "{\"4\": 7, \"8\": 1}")};
+    for (int k = 0; k < 2; k++) {
+        text = compare_text(orig, near[k], viol, sizeof viol);
+        assert_string_equal(viol, "");
+        assert_non_null(strstr(text, "sectors-per-request distributions differ by 6.2% (mean 4.250 vs "));
+        assert_non_null(strstr(text, ": as near as 8 requests can be)"));
+        free(text);
+    }
+    text = compare_text(orig, PROFILE_JSON("0.0", "128", "{\"4\": 6, \"8\": 2}"), viol, sizeof viol);
+    assert_non_null(strstr(viol, "sectors-per-request distributions differ by 18.8% (mean 4.250 vs "
+                                 "5.000, tolerance 5%)"));
+    free(text);
+    /* 32 requests can match the shares exactly: 1/16 off is a violation */
+    text = compare_text(orig, PROFILE_JSON("0.0", "128", "{\"4\": 28, \"8\": 4}"), viol, sizeof viol);
+    assert_non_null(strstr(viol, "differ by 6.2% (mean 4.250 vs 4.500, tolerance 5%)"));
+    free(text);
 }
 
 static void test_compare_reports_differences(void **state)
@@ -427,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_dfsg_check),        cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_compare_self_is_zero),
         cmocka_unit_test(test_compare_reports_differences),
+        cmocka_unit_test(test_compare_resolution),
         cmocka_unit_test(test_compare_mix_at_reduction),
         cmocka_unit_test(test_expected_ecount),
     };
