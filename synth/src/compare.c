@@ -242,28 +242,33 @@ typedef struct cmp_ctx {
     size_t violation_size;
 } cmp_ctx;
 
+/* Appends a finding to `list`: a violation (the first is also kept in
+ * c->violation) or a statistic accepted at its resolution. */
+static void record(cmp_ctx *c, json_t *list, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (list == c->violations && c->violation && c->violation[0] == '\0')
+        snprintf(c->violation, c->violation_size, "%s", msg);
+    json_array_append_new(list, json_string(msg));
+}
+
 static void resolved(cmp_ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
 static void resolved(cmp_ctx *c, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(c, c->resolution, fmt, ap);
     va_end(ap);
-    json_array_append_new(c->resolution, json_string(msg));
 }
 
 static void violate(cmp_ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
 static void violate(cmp_ctx *c, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(c, c->violations, fmt, ap);
     va_end(ap);
-    if (c->violation && c->violation[0] == '\0')
-        snprintf(c->violation, c->violation_size, "%s", msg);
-    json_array_append_new(c->violations, json_string(msg));
 }
 
 static void out(cmp_ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
