@@ -176,6 +176,10 @@ static double hist_tv(const mb_hist *a, const mb_hist *b)
  * events than a tolerance's resolution needs meets the check when it is
  * as near as any n events can be (the check says so, see `resolution`).
  */
+/* profiles keep fractions to 10 digits: a clone at the resolution may look
+ * that much farther */
+#define RESOLUTION_SLACK 1e-9
+
 static double fraction_floor(double f, uint64_t n)
 {
     if (n == 0)
@@ -408,7 +412,7 @@ static void compare_branches(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb
                             "divergence_b", y->divergence_fraction, "diff", d, "taken_a",
                             taken_fraction(x), "taken_b", taken_fraction(y)));
         const double least = fraction_floor(x->divergence_fraction, y->warp_execs);
-        if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12 && fabs(d) <= least + 1e-12)
+        if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12 && fabs(d) <= least + RESOLUTION_SLACK)
             resolved(c,
                      "%sbranch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f "
                      "points: as near as %llu warp execution%s can be)",
@@ -439,7 +443,7 @@ static void check_distributions(cmp_ctx *c, const char *w, const mb_sprof_mem *x
         if (d[k].tv <= tol)
             continue;
         const uint64_t n = mb_hist_total(d[k].b);
-        if (d[k].tv <= tv_floor(d[k].a, n) + 1e-12) {
+        if (d[k].tv <= tv_floor(d[k].a, n) + RESOLUTION_SLACK) {
             resolved(c,
                      "%smemory access %s at line %d (block %d): %s distributions differ by %.1f%% "
                      "(mean %.3f vs %.3f: as near as %llu request%s can be)",
