@@ -169,6 +169,10 @@ static double hist_tv(const mb_hist *a, const mb_hist *b)
     return d / 2;
 }
 
+/* profiles keep fractions to 10 digits: a clone at the resolution may look
+ * that much farther */
+#define RESOLUTION_SLACK 1e-9
+
 /*
  * How near a statistic over n events can come to the original's: a
  * divergence fraction over n warp executions is a multiple of 1/n, a
@@ -176,10 +180,6 @@ static double hist_tv(const mb_hist *a, const mb_hist *b)
  * events than a tolerance's resolution needs meets the check when it is
  * as near as any n events can be (the check says so, see `resolution`).
  */
-/* profiles keep fractions to 10 digits: a clone at the resolution may look
- * that much farther */
-#define RESOLUTION_SLACK 1e-9
-
 static double fraction_floor(double f, uint64_t n)
 {
     if (n == 0)
@@ -411,14 +411,15 @@ static void compare_branches(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb
                             x->block, "line", x->line, "divergence_a", x->divergence_fraction,
                             "divergence_b", y->divergence_fraction, "diff", d, "taken_a",
                             taken_fraction(x), "taken_b", taken_fraction(y)));
-        const double least = fraction_floor(x->divergence_fraction, y->warp_execs);
-        if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12 && fabs(d) <= least + RESOLUTION_SLACK)
+        if (!c->tol || fabs(d) <= c->tol->divergence_pts + 1e-12)
+            continue;
+        if (fabs(d) <= fraction_floor(x->divergence_fraction, y->warp_execs) + RESOLUTION_SLACK)
             resolved(c,
                      "%sbranch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f "
                      "points: as near as %llu warp execution%s can be)",
                      w, x->block, x->line, x->divergence_fraction, y->divergence_fraction, 100 * d,
                      (unsigned long long)y->warp_execs, y->warp_execs == 1 ? "" : "s");
-        else if (c->tol && fabs(d) > c->tol->divergence_pts + 1e-12)
+        else
             violate(c,
                     "%sbranch in block %d (line %d): divergence fraction %.4f vs %.4f (%+.1f "
                     "points, tolerance %.1f)",
@@ -432,7 +433,7 @@ static void compare_branches(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb
 static void check_distributions(cmp_ctx *c, const char *w, const mb_sprof_mem *x,
                                 const mb_sprof_mem *y, int blk, double ts, double tb)
 {
-    const double tol = c->tol->distribution + 1e-12;
+    const double limit = c->tol->distribution + 1e-12;
     const struct {
         const char *what;
         const mb_hist *a, *b;
@@ -440,7 +441,7 @@ static void check_distributions(cmp_ctx *c, const char *w, const mb_sprof_mem *x
     } d[2] = {{"sectors-per-request", &x->sectors, &y->sectors, ts},
               {"bank-conflict", &x->bank_conflicts, &y->bank_conflicts, tb}};
     for (int k = 0; k < 2; k++) {
-        if (d[k].tv <= tol)
+        if (d[k].tv <= limit)
             continue;
         const uint64_t n = mb_hist_total(d[k].b);
         if (d[k].tv <= tv_floor(d[k].a, n) + RESOLUTION_SLACK) {
