@@ -44,6 +44,7 @@
 
 #define QUOTA_LEVELS 33   /* sector counts or degrees 0..32 */
 #define QUOTA_MAX_BITS 16
+#define QUOTA_TOLERANCE 0.05 /* compare's tolerance on these distributions */
 
 typedef struct qreq {
     uint32_t idx, x, mask; /* request index, its position, active lanes */
@@ -303,27 +304,43 @@ static int can_take_all(const qacc *A, uint32_t mask)
     return (mask & need) == need;
 }
 
-/* The full warps' quotas: the profiled histogram less its lowest share of
- * (n - nf) / n (what the original's partial warps touched, in the same
- * proportion as the clone's), scaled to nf values a full warp can take
- * (qmin to qmax) by largest remainders, ascending. */
-static void full_quotas(const qacc *A, size_t n, size_t nf, uint32_t *q)
+/* The full warps' quotas: the profiled histogram less the share of the
+ * partial warps, scaled to nf values a full warp can take (qmin to qmax)
+ * by largest remainders, ascending. The partial warps' share is the
+ * histogram's lowest (n - nf) / n (the original's partial warps touched
+ * least, in the same proportion as the clone's), or, for a level `partial`
+ * of 0 or more, n - nf requests there: what the clone's partial warps
+ * would then touch. */
+static void full_quotas(const qacc *A, size_t n, size_t nf, int partial, uint32_t *q)
 {
     const mb_hist *h = A->h;
     int qmin = A->qmin, qmax = A->qmax;
     double mass[QUOTA_LEVELS] = {0}, total = 0;
     uint32_t count[QUOTA_LEVELS] = {0};
     for (size_t i = 0; i < h->n; i++) {
-        int64_t v = h->key[i] < qmin ? qmin : h->key[i] > qmax ? qmax : h->key[i];
+        if (partial >= 0 && (h->key[i] < 0 || h->key[i] >= QUOTA_LEVELS))
+            continue;
+        int64_t v = partial >= 0 ? h->key[i] : h->key[i] < qmin ? qmin : h->key[i] > qmax ? qmax : h->key[i];
         mass[v] += (double)h->count[i];
         total += (double)h->count[i];
     }
-    double drop = n ? total * (double)(n - nf) / (double)n : 0;
-    for (int v = qmin; v <= qmax && drop > 0; v++) {
-        double d = mass[v] < drop ? mass[v] : drop;
-        mass[v] -= d;
-        total -= d;
-        drop -= d;
+    if (partial >= 0) {
+        double drop = total * (double)(n - nf) / (double)n;
+        mass[partial] = mass[partial] > drop ? mass[partial] - drop : 0;
+        total = 0;
+        for (int v = 0; v < QUOTA_LEVELS; v++) {
+            if (v < qmin || v > qmax)
+                mass[v] = 0;
+            total += mass[v];
+        }
+    } else {
+        double drop = n ? total * (double)(n - nf) / (double)n : 0;
+        for (int v = qmin; v <= qmax && drop > 0; v++) {
+            double d = mass[v] < drop ? mass[v] : drop;
+            mass[v] -= d;
+            total -= d;
+            drop -= d;
+        }
     }
     size_t given = 0;
     for (int v = qmin; v <= qmax; v++) {
@@ -418,10 +435,107 @@ static int fields_needed(const qacc *A)
     uint32_t *q = malloc(nf * sizeof(uint32_t));
     if (!q)
         return 64;
-    full_quotas(A, A->n, nf, q);
+    full_quotas(A, A->n, nf, -1, q);
     int need = A->bank ? (int)q[nf - 1] - A->level0 + 1 : (int)(q[nf - 1] - q[0]) + (q[nf - 1] < 32);
     free(q);
     return need;
+}
+
+/* The total-variation distance between A's requests as planned and the
+ * profiled histogram. */
+static double plan_tv(const qacc *A)
+{
+    const mb_hist *h = A->h;
+    double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
+            p[h->key[i]] += total > 0 ? (double)h->count[i] / total : 0;
+    for (size_t k = 0; k < A->n; k++)
+        p[realized(A, A->req[k].x, A->req[k].mask)] -= 1.0 / (double)A->n;
+    for (int v = 0; v < QUOTA_LEVELS; v++)
+        tv += p[v] < 0 ? -p[v] : p[v];
+    return tv / 2;
+}
+
+/* A threshold between two full warps' positions can be any value from the
+ * lower one's plus one to the higher one's without moving a full warp; where
+ * partial warps lie between, that choice is theirs: each variable level's
+ * threshold is cut at the partial warp position that brings the plan
+ * nearest the profile (every value below the cut on one side; the same
+ * candidates serve both comparison directions). */
+static void place_partials(qacc *A, const qreq *full, const uint32_t *q, size_t nf)
+{
+    double tv = plan_tv(A);
+    for (int level = A->level0; level < QUOTA_LEVELS; level++) {
+        size_t below = 0;
+        while (below < nf && q[below] < (uint32_t)level)
+            below++;
+        size_t k = A->bank ? nf - below : below;
+        if (k == 0 || k == nf || A->thr[level] != full[k].x)
+            continue; /* fixed, or trimmed to a constant */
+        const uint32_t lo = full[k - 1].x + 1, hi = full[k].x, keep = A->thr[level];
+        uint32_t best = keep;
+        for (size_t r = 0; r <= A->n; r++) {
+            uint32_t cut = lo;
+            if (r < A->n) {
+                if (can_take_all(A, A->req[r].mask) || A->req[r].x < lo || A->req[r].x >= hi)
+                    continue;
+                cut = A->req[r].x + 1;
+            }
+            A->thr[level] = cut;
+            double t = plan_tv(A);
+            if (t < tv - 1e-12) {
+                tv = t;
+                best = cut;
+            }
+        }
+        A->thr[level] = best;
+    }
+}
+
+/* Thresholds of A for the full warps' quotas q, trimmed to the table, with
+ * the partial warps placed. */
+static void apply_quotas(qacc *A, const qreq *full, const uint32_t *q, size_t nf, int fields,
+                         uint32_t never)
+{
+    thresholds(A, full, q, nf, never);
+    trim(A, q, nf, fields, never);
+    if (nf < A->n)
+        place_partials(A, full, q, nf);
+}
+
+/* Partial warps touch what their position among the full warps gives them,
+ * which can leave the plan further from the profile than its request count
+ * must (local_array's 8-lane warp at 7 sectors where 6 fits: 5.5% where
+ * 4.7% can be reached). When the plan is outside compare's tolerance, the
+ * full warps' quotas are made again for the partial warps at each level
+ * they can touch (full_quotas), and the nearest plan kept. */
+static void refine_quotas(qacc *A, const qreq *full, uint32_t *q, size_t nf, int fields,
+                          uint32_t never)
+{
+    double tv = plan_tv(A);
+    if (tv < QUOTA_TOLERANCE)
+        return;
+    uint32_t *alt = malloc(nf * sizeof(uint32_t)), lanes = 0;
+    if (!alt)
+        return; /* the plan as it is */
+    for (size_t k = 0; k < A->n; k++)
+        if (!can_take_all(A, A->req[k].mask) && mb_popcount32(A->req[k].mask) > lanes)
+            lanes = mb_popcount32(A->req[k].mask);
+    int best = -1;
+    for (int v = 1; v <= (int)lanes && v < QUOTA_LEVELS; v++) {
+        full_quotas(A, A->n, nf, v, alt);
+        apply_quotas(A, full, alt, nf, fields, never);
+        double t = plan_tv(A);
+        if (t < tv - 1e-12) {
+            tv = t;
+            best = v;
+        }
+    }
+    if (best >= 0)
+        full_quotas(A, A->n, nf, best, q);
+    free(alt);
+    apply_quotas(A, full, q, nf, fields, never);
 }
 
 /* A's thresholds: the full warps, in position order, take their quotas
@@ -434,7 +548,7 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
         A->req[k].x = (A->req[k].idx * qp->mul + qp->add) & never;
     qsort(A->req, A->n, sizeof(qreq), cmp_req);
     uint32_t *qf = malloc((A->n + 1) * sizeof(uint32_t));
-    qreq *full = malloc((A->n + 1) * sizeof(qreq));
+    qreq *full = calloc(A->n + 1, sizeof(qreq));
     if (!qf || !full) {
         free(qf);
         free(full);
@@ -444,9 +558,10 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
     for (size_t k = 0; k < A->n; k++)
         if (can_take_all(A, A->req[k].mask))
             full[nf++] = A->req[k];
-    full_quotas(A, A->n, nf, qf);
-    thresholds(A, full, qf, nf, never);
-    trim(A, qf, nf, 64 / qp->bits, never);
+    full_quotas(A, A->n, nf, -1, qf);
+    apply_quotas(A, full, qf, nf, 64 / qp->bits, never);
+    if (nf < A->n)
+        refine_quotas(A, full, qf, nf, 64 / qp->bits, never);
     variable_range(A, never);
     if (A->bank) {
         /* its table: every level from rank 0's up to the last one used */
@@ -467,22 +582,6 @@ static mb_status plan_access(ctx *c, qacc *A, const quota_pos *qp)
     free(qf);
     free(full);
     return MB_OK;
-}
-
-/* The total-variation distance between A's requests as planned and the
- * profiled histogram. */
-static double plan_tv(const qacc *A)
-{
-    const mb_hist *h = A->h;
-    double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
-    for (size_t i = 0; i < h->n; i++)
-        if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
-            p[h->key[i]] += total > 0 ? (double)h->count[i] / total : 0;
-    for (size_t k = 0; k < A->n; k++)
-        p[realized(A, A->req[k].x, A->req[k].mask)] -= 1.0 / (double)A->n;
-    for (int v = 0; v < QUOTA_LEVELS; v++)
-        tv += p[v] < 0 ? -p[v] : p[v];
-    return tv / 2;
 }
 
 /* Groups the accesses of one field width into windows, in program order
@@ -591,6 +690,76 @@ static void choose_layout(ctx *c, qacc *acc, size_t nacc)
     for (size_t a = 0; a < nacc; a++)
         if (acc[a].bank)
             acc[a].layout = best;
+}
+
+/* The plans of position l's accesses with its scramble as set: the sum of
+ * their distances from the profile, an access beyond compare's tolerance
+ * counting most. */
+static mb_status scramble_cost(ctx *c, qrun *q, size_t l, double *cost)
+{
+    *cost = 0;
+    for (size_t a = 0; a < q->nacc; a++)
+        if (q->acc[a].pos == (int)l) {
+            mb_status st = plan_access(c, &q->acc[a], &c->qpos[l]);
+            if (st != MB_OK)
+                return st;
+            double d = plan_tv(&q->acc[a]);
+            *cost += d >= QUOTA_TOLERANCE ? 1 + d : d;
+        }
+    return MB_OK;
+}
+
+/* Where partial warps land decides what they touch: of the offsets that
+ * keep full warps off the sentinel (an unused index, or a partial warp's,
+ * on it), the one whose plans come closest to the profile (the first 64,
+ * fewer for many requests). The golden-ratio multiplier is tried first;
+ * the others, which spread a warp's quotas less evenly, only while an
+ * access stays beyond the tolerance. */
+static mb_status choose_scramble(ctx *c, qrun *q, size_t l, uint64_t nidx)
+{
+    static const double fractions[] = {0.6180339887, 0.7548776662, 0.5698402910, 0.4142135624,
+                                       0.3247179572};
+    quota_pos *P = &c->qpos[l];
+    uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add, best_mul = P->mul;
+    double best = 1e300;
+    /* a few million lane evaluations at most */
+    uint64_t work = 1, limit = 64;
+    for (size_t a = 0; a < q->nacc; a++)
+        if (q->acc[a].pos == (int)l)
+            work += q->acc[a].n * 32;
+    if (work * limit > (UINT64_C(1) << 24))
+        limit = (UINT64_C(1) << 24) / work + 1;
+    for (size_t f = 0; f < sizeof fractions / sizeof fractions[0] && best >= 1; f++) {
+        P->mul = ((uint32_t)((double)(mod + 1) * fractions[f]) | 1) & mod;
+        if (f > 0 && P->mul == best_mul)
+            continue;
+        for (uint64_t u = 0, tried = 0; u <= mod && tried < limit; u++) {
+            int ok = u >= nidx;
+            for (size_t a = 0; a < q->nacc && !ok; a++)
+                for (size_t k = 0; q->acc[a].pos == (int)l && k < q->acc[a].n; k++)
+                    if (q->acc[a].req[k].idx == u) {
+                        ok = !can_take_all(&q->acc[a], q->acc[a].req[k].mask);
+                        break;
+                    }
+            if (!ok)
+                continue;
+            P->add = (mod - (((uint32_t)u * P->mul) & mod)) & mod;
+            double cost;
+            mb_status st = scramble_cost(c, q, l, &cost);
+            if (st != MB_OK)
+                return st;
+            tried++;
+            if (cost < best - 1e-12) {
+                best = cost;
+                best_add = P->add;
+                best_mul = P->mul;
+            }
+        }
+    }
+    P->mul = best_mul;
+    P->add = best_add;
+    P->step = (q->warps * P->mul) & mod;
+    return MB_OK;
 }
 
 int32_t cx_quota_shift(const quota_win *W, int rank)
@@ -755,50 +924,9 @@ mb_status cx_plan_quotas(ctx *c)
         P->add = (mod - (((uint32_t)spare * P->mul) & mod)) & mod;
         P->step = (q.warps * P->mul) & mod;
     }
-    /* where partial warps land decides what they touch: of the offsets that
-     * keep full warps off the sentinel (an unused index, or a partial
-     * warp's, on it), the one whose plans come closest to the profile
-     * (the first 64, fewer for many requests) */
-    for (size_t l = 0; st == MB_OK && l <= c->nloops; l++) {
-        quota_pos *P = &c->qpos[l];
-        if (!P->bits || P->counter)
-            continue;
-        uint32_t mod = (UINT32_C(1) << P->bits) - 1, best_add = P->add;
-        double best = 1e300;
-        /* a few million lane evaluations at most */
-        uint64_t work = 1, limit = 64;
-        for (size_t a = 0; a < q.nacc; a++)
-            if (q.acc[a].pos == (int)l)
-                work += q.acc[a].n * 32;
-        if (work * limit > (UINT64_C(1) << 24))
-            limit = (UINT64_C(1) << 24) / work + 1;
-        for (uint64_t u = 0, tried = 0; u <= mod && tried < limit && st == MB_OK; u++) {
-            int ok = u >= nidx[l];
-            for (size_t a = 0; a < q.nacc && !ok; a++)
-                for (size_t k = 0; q.acc[a].pos == (int)l && k < q.acc[a].n; k++)
-                    if (q.acc[a].req[k].idx == u) {
-                        ok = !can_take_all(&q.acc[a], q.acc[a].req[k].mask);
-                        break;
-                    }
-            if (!ok)
-                continue;
-            P->add = (mod - (((uint32_t)u * P->mul) & mod)) & mod;
-            double tv = 0;
-            for (size_t a = 0; a < q.nacc && st == MB_OK; a++)
-                if (q.acc[a].pos == (int)l) {
-                    st = plan_access(c, &q.acc[a], P);
-                    /* compare's tolerance is 5%: an access above it counts most */
-                    double d = plan_tv(&q.acc[a]);
-                    tv += d >= 0.05 ? 1 + d : d;
-                }
-            tried++;
-            if (tv < best - 1e-12) {
-                best = tv;
-                best_add = P->add;
-            }
-        }
-        P->add = best_add;
-    }
+    for (size_t l = 0; st == MB_OK && l <= c->nloops; l++)
+        if (c->qpos[l].bits && !c->qpos[l].counter)
+            st = choose_scramble(c, &q, l, nidx[l]);
     for (size_t a = 0; st == MB_OK && a < q.nacc; a++)
         st = plan_access(c, &q.acc[a], &c->qpos[q.acc[a].pos]);
     if (st == MB_OK)
