@@ -45,6 +45,7 @@
 #define QUOTA_LEVELS 33   /* sector counts or degrees 0..32 */
 #define QUOTA_MAX_BITS 16
 #define QUOTA_TOLERANCE 0.05 /* compare's tolerance on these distributions */
+#define QUOTA_REFINE_WORK (UINT64_C(1) << 17) /* lane evaluations one refinement may take */
 
 typedef struct qreq {
     uint32_t idx, x, mask; /* request index, its position, active lanes */
@@ -441,20 +442,39 @@ static int fields_needed(const qacc *A)
     return need;
 }
 
+/* The profiled histogram of A as shares per level. */
+static void profile_shares(const qacc *A, double *share)
+{
+    const mb_hist *h = A->h;
+    const double total = (double)mb_hist_total(h);
+    memset(share, 0, QUOTA_LEVELS * sizeof(double));
+    for (size_t i = 0; i < h->n; i++)
+        if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
+            share[h->key[i]] += total > 0 ? (double)h->count[i] / total : 0;
+}
+
+/* The total-variation distance between `count` requests per level, n in
+ * all, and the shares `share`. */
+static double counts_tv(const double *share, const uint32_t *count, size_t n)
+{
+    double tv = 0;
+    for (int v = 0; v < QUOTA_LEVELS; v++) {
+        double d = share[v] - (n ? (double)count[v] / (double)n : 0);
+        tv += d < 0 ? -d : d;
+    }
+    return tv / 2;
+}
+
 /* The total-variation distance between A's requests as planned and the
  * profiled histogram. */
 static double plan_tv(const qacc *A)
 {
-    const mb_hist *h = A->h;
-    double p[QUOTA_LEVELS] = {0}, total = (double)mb_hist_total(h), tv = 0;
-    for (size_t i = 0; i < h->n; i++)
-        if (h->key[i] >= 0 && h->key[i] < QUOTA_LEVELS)
-            p[h->key[i]] += total > 0 ? (double)h->count[i] / total : 0;
+    double share[QUOTA_LEVELS];
+    uint32_t count[QUOTA_LEVELS] = {0};
+    profile_shares(A, share);
     for (size_t k = 0; k < A->n; k++)
-        p[realized(A, A->req[k].x, A->req[k].mask)] -= 1.0 / (double)A->n;
-    for (int v = 0; v < QUOTA_LEVELS; v++)
-        tv += p[v] < 0 ? -p[v] : p[v];
-    return tv / 2;
+        count[realized(A, A->req[k].x, A->req[k].mask)]++;
+    return counts_tv(share, count, A->n);
 }
 
 /* A threshold between two full warps' positions can be any value from the
@@ -462,10 +482,23 @@ static double plan_tv(const qacc *A)
  * partial warps lie between, that choice is theirs: each variable level's
  * threshold is cut at the partial warp position that brings the plan
  * nearest the profile (every value below the cut on one side; the same
- * candidates serve both comparison directions). */
+ * candidates serve both comparison directions). Only the partial warps in
+ * the gap change value, so only theirs are counted again. */
 static void place_partials(qacc *A, const qreq *full, const uint32_t *q, size_t nf)
 {
-    double tv = plan_tv(A);
+    double share[QUOTA_LEVELS];
+    uint32_t count[QUOTA_LEVELS] = {0};
+    profile_shares(A, share);
+    size_t *gap = malloc(A->n * sizeof(size_t));
+    uint8_t *was = malloc(A->n);
+    if (!gap || !was) {
+        free(gap);
+        free(was);
+        return; /* the thresholds as they are */
+    }
+    for (size_t k = 0; k < A->n; k++)
+        count[realized(A, A->req[k].x, A->req[k].mask)]++;
+    double tv = counts_tv(share, count, A->n);
     for (int level = A->level0; level < QUOTA_LEVELS; level++) {
         size_t below = 0;
         while (below < nf && q[below] < (uint32_t)level)
@@ -473,24 +506,38 @@ static void place_partials(qacc *A, const qreq *full, const uint32_t *q, size_t 
         size_t k = A->bank ? nf - below : below;
         if (k == 0 || k == nf || A->thr[level] != full[k].x)
             continue; /* fixed, or trimmed to a constant */
-        const uint32_t lo = full[k - 1].x + 1, hi = full[k].x, keep = A->thr[level];
-        uint32_t best = keep;
-        for (size_t r = 0; r <= A->n; r++) {
-            uint32_t cut = lo;
-            if (r < A->n) {
-                if (can_take_all(A, A->req[r].mask) || A->req[r].x < lo || A->req[r].x >= hi)
-                    continue;
-                cut = A->req[r].x + 1;
+        const uint32_t lo = full[k - 1].x + 1, hi = full[k].x;
+        size_t g = 0;
+        for (size_t r = 0; r < A->n; r++)
+            if (A->req[r].x >= lo && A->req[r].x < hi && !can_take_all(A, A->req[r].mask)) {
+                was[g] = (uint8_t)realized(A, A->req[r].x, A->req[r].mask);
+                gap[g++] = r;
             }
-            A->thr[level] = cut;
-            double t = plan_tv(A);
+        uint32_t best = A->thr[level];
+        for (size_t c = 0; c <= g; c++) {
+            A->thr[level] = c < g ? A->req[gap[c]].x + 1 : lo;
+            for (size_t i = 0; i < g; i++) {
+                count[was[i]]--;
+                count[realized(A, A->req[gap[i]].x, A->req[gap[i]].mask)]++;
+            }
+            double t = counts_tv(share, count, A->n);
+            for (size_t i = 0; i < g; i++) {
+                count[realized(A, A->req[gap[i]].x, A->req[gap[i]].mask)]--;
+                count[was[i]]++;
+            }
             if (t < tv - 1e-12) {
                 tv = t;
-                best = cut;
+                best = A->thr[level];
             }
         }
         A->thr[level] = best;
+        for (size_t i = 0; i < g; i++) {
+            count[was[i]]--;
+            count[realized(A, A->req[gap[i]].x, A->req[gap[i]].mask)]++;
+        }
     }
+    free(gap);
+    free(was);
 }
 
 /* Thresholds of A for the full warps' quotas q, trimmed to the table, with
@@ -516,12 +563,16 @@ static void refine_quotas(qacc *A, const qreq *full, uint32_t *q, size_t nf, int
     double tv = plan_tv(A);
     if (tv < QUOTA_TOLERANCE)
         return;
-    uint32_t *alt = malloc(nf * sizeof(uint32_t)), lanes = 0;
-    if (!alt)
-        return; /* the plan as it is */
+    uint32_t lanes = 0;
     for (size_t k = 0; k < A->n; k++)
         if (!can_take_all(A, A->req[k].mask) && mb_popcount32(A->req[k].mask) > lanes)
             lanes = mb_popcount32(A->req[k].mask);
+    /* each value a plan of its own, for every offset tried: small plans only */
+    if ((uint64_t)A->n * 32 * lanes > QUOTA_REFINE_WORK)
+        return;
+    uint32_t *alt = malloc(nf * sizeof(uint32_t));
+    if (!alt)
+        return; /* the plan as it is */
     int best = -1;
     for (int v = 1; v <= (int)lanes && v < QUOTA_LEVELS; v++) {
         full_quotas(A, A->n, nf, v, alt);
@@ -729,7 +780,9 @@ static mb_status choose_scramble(ctx *c, qrun *q, size_t l, uint64_t nidx)
             work += q->acc[a].n * 32;
     if (work * limit > (UINT64_C(1) << 24))
         limit = (UINT64_C(1) << 24) / work + 1;
-    for (size_t f = 0; f < sizeof fractions / sizeof fractions[0] && best >= 1; f++) {
+    /* other multipliers only while the offsets' work stays small */
+    const size_t nfrac = work * limit * 8 <= (UINT64_C(1) << 24) ? sizeof fractions / sizeof fractions[0] : 1;
+    for (size_t f = 0; f < nfrac && best >= 1; f++) {
         P->mul = ((uint32_t)((double)(mod + 1) * fractions[f]) | 1) & mod;
         if (f > 0 && P->mul == best_mul)
             continue;
