@@ -265,6 +265,13 @@ const char *cx_token_of(ctx *c, const char *op);
 /* Splits operand text into exactly `want` comma-separated operands (f[i],
  * len[i], trimmed); 0 when it has another count. */
 int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want);
+/* Operand n (0: the destination) of operand text, where commas inside
+ * brackets and braces do not split: its start and, trimmed, its length;
+ * NULL when there are fewer. */
+const char *cx_operand(const char *ops, size_t n, size_t *len);
+/* The decimal immediate p (len characters) into v; 0 when it is not one or
+ * exceeds 32 bits. */
+int cx_parse_decimal(const char *p, size_t len, uint32_t *v);
 /* k when the decimal immediate p (len characters) is 2^k with k >= 1, else -1. */
 int cx_pow2_exponent(const char *p, size_t len);
 /* Whether block a dominates block b (every block dominates itself). */

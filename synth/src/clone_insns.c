@@ -2343,17 +2343,11 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
 }
 
 /* Operand n (0: the destination) of `operands`, into buf. */
-static int operand_at(const char *operands, int n, char *buf, size_t size)
+static int operand_at(const char *operands, size_t n, char *buf, size_t size)
 {
-    const char *p = operands;
-    for (int k = 0; k < n && p; k++)
-        if ((p = strchr(p, ',')) != NULL)
-            p++;
-    if (!p)
-        return 0;
-    p += strspn(p, " ");
-    size_t len = strcspn(p, ", ;");
-    if (!len || len >= size)
+    size_t len;
+    const char *p = cx_operand(operands, n, &len);
+    if (!p || !len || len >= size)
         return 0;
     memcpy(buf, p, len);
     buf[len] = '\0';

@@ -47,27 +47,31 @@ static const char *next_reg(const char *p, size_t *len)
     return NULL;
 }
 
-/* The length of the first operand (to the first comma outside brackets). */
-static size_t first_operand(const char *ops)
+/* The end of the first operand (trimmed) and where the rest begins, after
+ * its comma. */
+static size_t first_operand(const char *ops, const char **rest)
 {
-    int depth = 0;
-    size_t i = 0;
-    for (; ops[i]; i++) {
-        if (ops[i] == '{' || ops[i] == '[' || ops[i] == '(')
-            depth++;
-        else if (ops[i] == '}' || ops[i] == ']' || ops[i] == ')')
-            depth--;
-        else if (ops[i] == ',' && depth == 0)
-            break;
-    }
-    return i;
+    size_t len;
+    const char *p = cx_operand(ops, 0, &len);
+    const size_t end = (size_t)(p - ops) + len;
+    *rest = ops + end + strspn(ops + end, " ");
+    *rest += **rest == ',';
+    return end;
 }
 
-static reg_count *reg_find(share_ctx *s, const char *name, size_t len)
+static reg_count *reg_lookup(share_ctx *s, const char *name, size_t len)
 {
     for (size_t i = 0; i < s->nregs; i++)
         if (s->regs[i].len == len && !strncmp(s->regs[i].name, name, len))
             return &s->regs[i];
+    return NULL;
+}
+
+static reg_count *reg_find(share_ctx *s, const char *name, size_t len)
+{
+    reg_count *found = reg_lookup(s, name, len);
+    if (found)
+        return found;
     if (MB_GROW(s->regs, s->cap, s->nregs + 1) != MB_OK) {
         s->st = cx_nomem(s->c);
         return NULL;
@@ -85,7 +89,8 @@ static void count_writes(share_ctx *s, const char *operands)
 {
     if (!operands)
         return;
-    const size_t n = first_operand(operands);
+    const char *rest;
+    const size_t n = first_operand(operands, &rest);
     size_t len;
     for (const char *p = operands; (p = next_reg(p, &len)) != NULL && p < operands + n; p += len) {
         reg_count *r = reg_find(s, p, len);
@@ -96,10 +101,8 @@ static void count_writes(share_ctx *s, const char *operands)
 
 static int writes_of(share_ctx *s, const char *name, size_t len)
 {
-    for (size_t i = 0; i < s->nregs; i++)
-        if (s->regs[i].len == len && !strncmp(s->regs[i].name, name, len))
-            return s->regs[i].writes;
-    return 0;
+    const reg_count *r = reg_lookup(s, name, len);
+    return r ? r->writes : 0;
 }
 
 /* Whether `text` names register `reg` (len characters) as a whole token. */
@@ -214,11 +217,8 @@ static void share_block(share_ctx *s, blk *b)
             }
             if (!op || !ops)
                 continue;
-            size_t dl = first_operand(ops);
-            while (dl && ops[dl - 1] == ' ')
-                dl--;
-            const char *rest = ops + first_operand(ops);
-            rest += *rest == ',';
+            const char *rest;
+            const size_t dl = first_operand(ops, &rest);
             const int pure = pure_value(guard, op, ops) && writes_of(s, ops, dl) == 1;
             const char *key = pure ? apply_aliases(s, rest) : NULL;
             if (pure && n && n->uncovered) {
@@ -297,19 +297,14 @@ static void reuse_shifts(share_ctx *s)
                 size_t len[4];
                 if (!strcmp(op, "shl.b32") && cx_split_operands(ops, f, len, 3) && f[1][0] == '%' &&
                     writes_of(s, f[0], len[0]) == 1 && writes_of(s, f[1], len[1]) <= 1) {
-                    /* the shift amount, a plain decimal */
-                    int amt = 0, ok = len[2] > 0 && len[2] < 3;
-                    for (size_t q = 0; ok && q < len[2]; q++) {
-                        ok = f[2][q] >= '0' && f[2][q] <= '9';
-                        amt = amt * 10 + (f[2][q] - '0');
-                    }
-                    if (!ok || amt < 1 || amt > 31)
+                    uint32_t amt; /* the shift amount, a plain decimal */
+                    if (!cx_parse_decimal(f[2], len[2], &amt) || amt < 1 || amt > 31)
                         continue;
                     if (MB_GROW(defs, cap, ndefs + 1) != MB_OK) {
                         s->st = cx_nomem(c);
                         break;
                     }
-                    defs[ndefs++] = (shift_def){(int)k, order, f[0], f[1], len[0], len[1], amt};
+                    defs[ndefs++] = (shift_def){(int)k, order, f[0], f[1], len[0], len[1], (int)amt};
                     continue;
                 }
                 if (!n || strcmp(op, "mad.lo.s32") || !cx_split_operands(ops, f, len, 4) || f[1][0] != '%' ||

@@ -185,15 +185,45 @@ int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want)
     return nf == want && !strchr(f[want - 1], ',');
 }
 
+const char *cx_operand(const char *ops, size_t n, size_t *len)
+{
+    const char *p = ops;
+    for (size_t k = 0;; k++) {
+        p += strspn(p, " ");
+        int depth = 0;
+        size_t i = 0;
+        for (; p[i] && !(p[i] == ',' && depth == 0); i++)
+            depth += (p[i] == '{' || p[i] == '[' || p[i] == '(') - (p[i] == '}' || p[i] == ']' || p[i] == ')');
+        if (k == n) {
+            while (i && p[i - 1] == ' ')
+                i--;
+            *len = i;
+            return p;
+        }
+        if (!p[i])
+            return NULL;
+        p += i + 1;
+    }
+}
+
+int cx_parse_decimal(const char *p, size_t len, uint32_t *v)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+        x = x * 10 + (uint64_t)(p[i] - '0');
+        if (x > UINT32_MAX)
+            return 0;
+    }
+    *v = (uint32_t)x;
+    return len > 0;
+}
+
 int cx_pow2_exponent(const char *p, size_t len)
 {
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9' || v > UINT32_MAX)
-            return -1;
-        v = v * 10 + (uint64_t)(p[i] - '0');
-    }
-    if (len == 0 || v < 2 || v > UINT32_MAX || (v & (v - 1)))
+    uint32_t v;
+    if (!cx_parse_decimal(p, len, &v) || v < 2 || (v & (v - 1)))
         return -1;
     int k = 0;
     while ((UINT64_C(1) << k) < v)
