@@ -262,8 +262,8 @@ typedef struct ctx {
 const char *cx_fmt(ctx *c, const char *fmt, ...) MB_PRINTF(2, 3);
 const char *cx_reg(ctx *c, int cls);
 const char *cx_token_of(ctx *c, const char *op);
-/* Splits operand text into exactly `want` comma-separated operands (f[i],
- * len[i], trimmed); 0 when it has another count. */
+/* Splits operand text into exactly `want` operands as cx_operand finds them
+ * (f[i], len[i], trimmed); 0 when it has another count. */
 int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want);
 /* Operand n (0: the destination) of operand text, where commas inside
  * brackets and braces do not split: its start and, trimmed, its length;

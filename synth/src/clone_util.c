@@ -167,24 +167,6 @@ int64_t cx_affine_eval(const ctx *c, const mb_affine *a, uint32_t t, const uint3
     return (int64_t)v;
 }
 
-int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want)
-{
-    size_t nf = 0;
-    for (const char *p = ops; p && nf < want; nf++) {
-        p += strspn(p, " ");
-        f[nf] = p;
-        len[nf] = strcspn(p, ",");
-        while (len[nf] && p[len[nf] - 1] == ' ')
-            len[nf]--;
-        p = strchr(p, ',');
-        if (p)
-            p++;
-        else if (nf + 1 < want)
-            return 0;
-    }
-    return nf == want && !strchr(f[want - 1], ',');
-}
-
 const char *cx_operand(const char *ops, size_t n, size_t *len)
 {
     const char *p = ops;
@@ -204,6 +186,17 @@ const char *cx_operand(const char *ops, size_t n, size_t *len)
             return NULL;
         p += i + 1;
     }
+}
+
+int cx_split_operands(const char *ops, const char **f, size_t *len, size_t want)
+{
+    if (!ops)
+        return 0;
+    for (size_t i = 0; i < want; i++)
+        if (!(f[i] = cx_operand(ops, i, &len[i])))
+            return 0;
+    size_t more;
+    return cx_operand(ops, want, &more) == NULL;
 }
 
 int cx_parse_decimal(const char *p, size_t len, uint32_t *v)
