@@ -19,7 +19,7 @@
  *
  * usage: bench_exec [--size small|large] [--repeat R] [--threads N]
  *                   [--only NAME[,NAME...]] [--csv] [--check] [--no-launch]
- *                   [--profile] [--profile-out DIR] [--list]
+ *                   [--profile] [--profile-out DIR] [--profile-threads N] [--list]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <minibench/profiler.h>
@@ -85,6 +85,7 @@ typedef struct bench {
     int check;         /* compare the outputs with the reference */
     int no_launch;     /* set everything up but skip mb_launch (callgrind baseline) */
     int profile;       /* attach the profiler to every launch (measures profiling cost) */
+    unsigned profile_threads; /* mb_profile_options.threads */
     const char *profile_out; /* write each launch's profile JSON here (untimed): lets a change to
                                 the profiler be checked byte for byte on these larger workloads */
     double seconds;    /* summed wall time of mb_launch */
@@ -239,7 +240,8 @@ static void launch(bench *b, const char *kernel, mb_dim3 grid, mb_dim3 block, ui
     CALLGRIND_START_INSTRUMENTATION;
     mb_status st = MB_OK;
     if (b->profile) { /* the profile's setup and finish count as profiling cost */
-        st = mb_profile_new(b->prog, b->mem, &cfg, NULL, &prof, &err);
+        const mb_profile_options popt = {.threads = b->profile_threads};
+        st = mb_profile_new(b->prog, b->mem, &cfg, &popt, &prof, &err);
         opt.observer = st == MB_OK ? mb_profile_observer(prof) : NULL;
     }
     if (st == MB_OK)
@@ -743,7 +745,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench_exec [--size small|large] [--repeat R] [--threads N] [--only NAME[,NAME...]]\n"
-            "                  [--csv] [--check] [--no-launch] [--profile] [--profile-out DIR] [--list]\n"
+            "                  [--csv] [--check] [--no-launch] [--profile] [--profile-out DIR]\n"
+            "                  [--profile-threads N] [--list]\n"
             "\n"
             "Runs every example kernel on the functional SIMT executor and reports the median\n"
             "wall time of mb_launch over R repetitions and simulated thread instructions per\n"
@@ -760,6 +763,9 @@ static void usage(FILE *f)
             "  --profile           attach the profiler to every launch (timed with it)\n"
             "  --profile-out DIR   --profile, and write each launch's profile JSON to\n"
             "                      DIR/NAME.LAUNCH.profile.json (untimed; DIR must exist)\n"
+            "  --profile-threads N 1: the profiler counts memory requests in the launch's\n"
+            "                      thread; 2: in a second thread (default: 2 when more than\n"
+            "                      one CPU is online)\n"
             "  --list              print the example names and exit\n"
             "\n"
             "Under valgrind --tool=callgrind --instr-atstart=no only mb_launch is instrumented%s.\n",
@@ -782,7 +788,7 @@ static int parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, 
 int main(int argc, char **argv)
 {
     int large = 1, csv = 0, check = 0, no_launch = 0, profile = 0;
-    unsigned repeat = 3, threads = 1;
+    unsigned repeat = 3, threads = 1, profile_threads = 0;
     const char *only = NULL, *profile_out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -796,6 +802,10 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--threads") == 0) {
             if (!parse_uint(a, v, 1, 1024, &threads))
+                return 2;
+            i++;
+        } else if (strcmp(a, "--profile-threads") == 0) {
+            if (!parse_uint(a, v, 1, 2, &profile_threads))
                 return 2;
             i++;
         } else if (strcmp(a, "--only") == 0 && v) {
@@ -876,6 +886,7 @@ int main(int argc, char **argv)
             b.threads = threads;
             b.no_launch = no_launch;
             b.profile = profile;
+            b.profile_threads = profile_threads;
             b.profile_out = profile_out;
             b.check = check && r == repeat - 1; /* once is enough */
             ok = run_once(&b, ex) == 0;

@@ -36,6 +36,10 @@ static const char profile_help[] =
     "                      bank_cycles_cc1x, always takes half-warps on 16 banks)\n"
     "  --bank-bytes N      bytes per bank (default 4)\n"
     "  --stack BYTES       per-thread stack (see 'minibench run --help')\n"
+    "  --threads N         1: count memory requests in the thread that runs the\n"
+    "                      launch; 2: hand them to a second thread that counts them\n"
+    "                      while the launch runs on (default when more than one CPU\n"
+    "                      is online); the profile is the same\n"
     "  -h, --help          show this help\n"
     "\n"
     "minibench profile -o PROFDIR [options] -- PROGRAM [ARGS...]\n"
@@ -183,11 +187,11 @@ int cmd_profile(int argc, char **argv)
         return profile_program(split, argv, argv + split + 1);
     const char *prog = "minibench profile";
     const char *launch = NULL, *output = NULL, *kernel = NULL, *index_s = NULL, *banks_s = NULL,
-               *bank_bytes_s = NULL, *stack_s = NULL;
+               *bank_bytes_s = NULL, *stack_s = NULL, *threads_s = NULL;
     cli_option opts[] = {{"--launch", NULL, 1, &launch},       {"--output", "-o", 1, &output},
                          {"--kernel", NULL, 1, &kernel},       {"--launch-index", NULL, 1, &index_s},
                          {"--banks", NULL, 1, &banks_s},       {"--bank-bytes", NULL, 1, &bank_bytes_s},
-                         {"--stack", NULL, 1, &stack_s}};
+                         {"--stack", NULL, 1, &stack_s},       {"--threads", NULL, 1, &threads_s}};
     const char *files[1];
     int nfiles = 0;
     int rc = cli_parse(prog, argc, argv, opts, sizeof(opts) / sizeof(opts[0]), files, 1, &nfiles,
@@ -200,13 +204,14 @@ int cmd_profile(int argc, char **argv)
         return cli_usage_error(prog, "--launch L.json is required");
     if (!output)
         return cli_usage_error(prog, "-o PROFDIR is required");
-    uint64_t only = UINT32_MAX, stack = 0, banks = 0, bank_bytes = 0;
+    uint64_t only = UINT32_MAX, stack = 0, banks = 0, bank_bytes = 0, threads = 0;
     if ((index_s && !cli_parse_number(prog, "--launch-index", index_s, 0, 1u << 30, &only)) ||
         (banks_s && !cli_parse_number(prog, "--banks", banks_s, 1, 64, &banks)) ||
         (bank_bytes_s && !cli_parse_number(prog, "--bank-bytes", bank_bytes_s, 1, 64, &bank_bytes)) ||
-        (stack_s && !cli_parse_number(prog, "--stack", stack_s, 1, 1u << 20, &stack)))
+        (stack_s && !cli_parse_number(prog, "--stack", stack_s, 1, 1u << 20, &stack)) ||
+        (threads_s && !cli_parse_number(prog, "--threads", threads_s, 1, 2, &threads)))
         return MB_EXIT_USAGE;
-    mb_profile_options popt = {(uint32_t)banks, (uint32_t)bank_bytes};
+    mb_profile_options popt = {(uint32_t)banks, (uint32_t)bank_bytes, (uint32_t)threads};
     pcre2_code *re = NULL;
     if (kernel) {
         int code;

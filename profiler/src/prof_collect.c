@@ -3,8 +3,10 @@
  * statistics and memory statistics of one launch. */
 #include "prof_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ setup */
 
@@ -417,6 +419,8 @@ lane_features(const mb_profile *p, const warp_func *wf, const insn_info *ii, con
     return all;
 }
 
+static_assert(6 + PROF_MAX_LOOP_FEATURES <= RELAY_MAX_FEATURES, "a request's features fit a relay");
+
 static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t insn,
                          const mb_insn_event *ev)
 {
@@ -435,6 +439,25 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
             prof_mem_give_shapes(pm, *kept);
             *kept = NULL;
         }
+        if (p->relay)
+            prof_relay_attach(p->relay, f->relay_base + insn, pm, nfeat);
+    }
+    const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
+    int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
+    if (p->relay) {
+        relay_request rq = {.lane_addrs = ev->addrs,
+                            .executed = ev->executed,
+                            .access_bytes = ev->access_bytes,
+                            .space = ev->space,
+                            .warp = ev->warp};
+        const uint32_t slot = f->relay_base + insn;
+        if (atomic_load_explicit(&p->relay_slots[slot].features, memory_order_relaxed)) {
+            lane_features(p, wf, ii, ev, 0, cols, uniform);
+            rq.feature_lanes = cols;
+            rq.feature_uniform = uniform;
+        }
+        prof_relay_push(p->relay, slot, &rq);
+        return;
     }
     /* a converged warp's lane-indexed addresses are the request as is */
     uint64_t addrs[32];
@@ -464,8 +487,6 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         req.addrs = addrs;
         req.lane_index = lane_index;
     }
-    const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
-    int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
     if (prof_mem_needs_features(pm)) {
         lane_features(p, wf, ii, ev, 0, cols, uniform);
         req.feature_lanes = cols;
@@ -622,6 +643,15 @@ static const uint8_t *wanted(void *ctx, const mb_function *fn)
 
 /* --------------------------------------------------------- public */
 
+/* Whether memory requests go to a counting thread (mb_profile_options.threads). */
+static int relay_wanted(const mb_profile_options *opt)
+{
+    const uint32_t threads = opt ? opt->threads : 0;
+    if (threads)
+        return threads >= 2;
+    return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
 mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_config *cfg,
                          const mb_profile_options *opt, mb_profile **out, mb_error *err)
 {
@@ -684,6 +714,16 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
         if (!p->warps[w].funcs)
             st = nomem(err);
     }
+    uint32_t nslots = 0;
+    for (uint32_t k = 0; k < p->nfuncs && st == MB_OK; k++) {
+        p->funcs[k].relay_base = nslots;
+        nslots += p->funcs[k].fn->ninsns;
+    }
+    if (st == MB_OK && relay_wanted(opt)) {
+        /* (without a relay, the requests are counted here) */
+        p->relay = prof_relay_new(nslots, p->tid_table);
+        p->relay_slots = p->relay ? prof_relay_slots(p->relay) : NULL;
+    }
     p->epoch = 1;
     p->cta.x = UINT32_MAX; /* no CTA has it: the first event switches to its own */
     if (st != MB_OK) {
@@ -703,6 +743,8 @@ mb_status mb_profile_finish(mb_profile *p, const mb_exec_stats *stats, mb_error 
 {
     if (p->have_cta)
         flush_cta(p);
+    if (p->relay && !prof_relay_drain(p->relay))
+        p->oom = 1;
     if (p->oom)
         return nomem(err);
     if (stats)
@@ -733,6 +775,7 @@ void mb_profile_free(mb_profile *p)
 {
     if (!p)
         return;
+    prof_relay_free(p->relay); /* first: its thread counts into the functions' statistics */
     if (p->warps)
         for (uint32_t w = 0; w < p->nwarps; w++) {
             if (!p->warps[w].funcs)

@@ -3,6 +3,7 @@
 #define MB_PROF_INTERNAL_H
 
 #include "prof_cond.h"
+#include "prof_relay.h"
 
 enum {
     PROF_MAX_LOOP_FEATURES = 10, /* enclosing loops whose iteration index feeds address models */
@@ -90,6 +91,7 @@ typedef struct func_prof {
     uint32_t nedges;
     loop_stats *loops;
     prof_mem **mems;        /* per instruction, created on first execution */
+    uint32_t relay_base;    /* its instructions' first slot in the profile's relay */
     const prof_cond_model *conds; /* the program's analyses (prof_func_static) */
     const int32_t *cond_of;
     const uint8_t *launch_const;
@@ -137,6 +139,8 @@ struct mb_profile {
     uint32_t nfuncs_module;
     warp_state *warps;
     uint32_t nwarps;
+    prof_relay *relay;    /* NULL: memory requests are counted in the launch's thread */
+    relay_slot *relay_slots;
     int64_t *tid_table;   /* per warp: 32 tid.x, 32 tid.y, 32 tid.z, lane-indexed columns */
     uint8_t *tid_uniform; /* per warp and thread-id column: the same in every thread of the warp */
     uint64_t epoch;       /* one per CTA */

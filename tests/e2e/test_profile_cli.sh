@@ -12,6 +12,9 @@ expect_exit 2 "profile without -o" -- "$MINIBENCH" profile "$PTX" --launch "$MAN
 expect_exit 2 "profile without --launch" -- "$MINIBENCH" profile "$PTX" -o "$TMP/p"
 expect_exit 2 "bad --launch-index" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p" --launch-index x
 expect_exit 2 "bad --banks" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p" --banks 0
+expect_exit 2 "--threads 3" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p" --threads 3
+expect_grep "$TMP/err" "threads" "a bad --threads is named"
+expect_exit 2 "--threads 0" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p" --threads 0
 expect_exit 2 "bad --kernel regex" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p" --kernel "("
 expect_grep "$TMP/err" "bad regular expression" "regex error is named"
 
@@ -42,6 +45,13 @@ expect_exit 0 "profile one launch by index" -- "$MINIBENCH" profile "$BFS" --lau
   fail "--launch-index 2 should profile exactly launch 2"
 expect_exit 0 "profile all launches by kernel regex" -- "$MINIBENCH" profile "$BFS" --launch "$BMAN" -o "$TMP/b2" --kernel '^bfs_'
 [ "$(ls "$TMP/b2" | grep -c profile.json)" -eq 6 ] && pass || fail "--kernel should profile all 6 launches"
+# counted in the launch's thread or in a second one: the same files
+for t in 1 2; do
+  expect_exit 0 "profile all launches, --threads $t" -- "$MINIBENCH" profile "$BFS" --launch "$BMAN" -o "$TMP/bt$t" --threads $t
+done
+for f in $(ls "$TMP/bt1" | grep -v index.json); do
+  cmp -s "$TMP/bt1/$f" "$TMP/bt2/$f" && pass || fail "$f differs between --threads 1 and 2"
+done
 expect_exit 1 "a regex matching nothing" -- "$MINIBENCH" profile "$BFS" --launch "$BMAN" -o "$TMP/b3" --kernel nomatch
 expect_grep "$TMP/err" "no launch matches" "empty selection is an error"
 [ ! -e "$TMP/b3" ] && pass || fail "an empty selection created the output directory"
@@ -58,6 +68,10 @@ JSON
 expect_exit 1 "profile of a faulting launch" -- "$MINIBENCH" profile "$EX/vecadd/vecadd.ptx" --launch "$TMP/bad.json" -o "$TMP/f"
 expect_grep "$TMP/err" "out-of-bounds" "the fault is reported"
 [ ! -e "$TMP/f" ] || [ -z "$(ls -A "$TMP/f")" ] && pass || fail "a failed profile left files behind"
+for t in 1 2; do
+  expect_exit 1 "a faulting launch, --threads $t" -- "$MINIBENCH" profile "$EX/vecadd/vecadd.ptx" --launch "$TMP/bad.json" -o "$TMP/f$t" --threads $t
+  expect_grep "$TMP/err" "out-of-bounds" "the fault is reported with --threads $t"
+done
 
 # --- render
 expect_exit 0 "render the DFSG" -- "$MINIBENCH" render "$TMP/p/conv1d_blocked.0.dfsg.dot" -o "$TMP/d.svg"

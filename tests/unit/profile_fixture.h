@@ -53,15 +53,18 @@ static void session_close(session *s)
     mb_module_free(s->m);
 }
 
-/* Runs launch i of the session (profiled: *p gets its finished profile). */
-static mb_status session_launch(session *s, uint32_t i, mb_profile **p, mb_exec_stats *stats, mb_error *err)
+/* Runs launch i of the session (profiled: *p gets its finished profile,
+ * counted with `threads` as mb_profile_options.threads). */
+static mb_status session_launch_threads(session *s, uint32_t i, mb_profile **p, uint32_t threads,
+                                        mb_exec_stats *stats, mb_error *err)
 {
     const mb_launch_config *cfg = mb_manifest_launch(s->run, i);
     mb_exec_options opt = {1, 0, 0, NULL};
     memset(stats, 0, sizeof(*stats));
     mb_status st = MB_OK;
     if (p) {
-        st = mb_profile_new(s->prog, s->mem, cfg, NULL, p, err);
+        const mb_profile_options popt = {.threads = threads};
+        st = mb_profile_new(s->prog, s->mem, cfg, &popt, p, err);
         if (st == MB_OK)
             opt.observer = mb_profile_observer(*p);
     }
@@ -72,6 +75,11 @@ static mb_status session_launch(session *s, uint32_t i, mb_profile **p, mb_exec_
     return st;
 }
 
+static inline mb_status session_launch(session *s, uint32_t i, mb_profile **p, mb_exec_stats *stats, mb_error *err)
+{
+    return session_launch_threads(s, i, p, 0, stats, err);
+}
+
 typedef struct profiled {
     session s;
     mb_profile *p;
@@ -80,9 +88,10 @@ typedef struct profiled {
 } profiled;
 
 /* Profiles launch `which` of manifest `manifest_json` on PTX text, after
- * running the launches before it; fails the test on error. */
-static void profile_text(profiled *r, const char *ptx, const char *name, const char *manifest_json,
-                         uint32_t which)
+ * running the launches before it, counting memory requests with `threads`
+ * (mb_profile_options.threads); fails the test on error. */
+static void profile_text_threads(profiled *r, const char *ptx, const char *name,
+                                 const char *manifest_json, uint32_t which, uint32_t threads)
 {
     memset(r, 0, sizeof(*r));
     session_open(&r->s, ptx, name, manifest_json);
@@ -90,7 +99,7 @@ static void profile_text(profiled *r, const char *ptx, const char *name, const c
     mb_error_clear(&err);
     mb_status st = MB_OK;
     for (uint32_t i = 0; st == MB_OK && i <= which; i++)
-        st = session_launch(&r->s, i, i == which ? &r->p : NULL, &r->stats, &err);
+        st = session_launch_threads(&r->s, i, i == which ? &r->p : NULL, threads, &r->stats, &err);
     mb_buf json = MB_BUF_INIT;
     if (st == MB_OK)
         st = mb_profile_write_json(r->p, &json, &err);
@@ -102,6 +111,12 @@ static void profile_text(profiled *r, const char *ptx, const char *name, const c
     r->json = json_loads(json.data, 0, &jerr);
     mb_buf_free(&json);
     assert_non_null(r->json);
+}
+
+static inline void profile_text(profiled *r, const char *ptx, const char *name, const char *manifest_json,
+                         uint32_t which)
+{
+    profile_text_threads(r, ptx, name, manifest_json, which, 0);
 }
 
 static void profiled_free(profiled *r)

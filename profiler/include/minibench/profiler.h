@@ -1091,6 +1091,10 @@ typedef struct mb_profile mb_profile;
 typedef struct mb_profile_options {
     uint32_t banks;      /**< shared-memory banks; 0 means 32 */
     uint32_t bank_bytes; /**< bytes per bank; 0 means 4 */
+    /** 1: memory requests are counted in the launch's thread; 2: a second
+     *  thread counts them while the launch runs on (the same profile); 0: 2
+     *  when more than one CPU is online, else 1 */
+    uint32_t threads;
 } mb_profile_options;
 
 /**
