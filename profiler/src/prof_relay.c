@@ -21,10 +21,13 @@ enum {
     /* how long a side polls the other's counter before it sleeps: the
      * launch fills a chunk every few tens of microseconds and the counting
      * is faster, so a thread that slept whenever it caught up would pay a
-     * system call and a context switch for every chunk, and the launch's end
-     * would wait for a sleeping thread to wake */
-    SPIN_NS = 50000
+     * system call and a context switch for nearly every chunk */
+    SPIN_NS = 20000,
+    /* a sleeping counting thread is woken when this many chunks wait for
+     * it, or when the launch ends (where the collector waits for it) */
+    WAKE_AT = 2
 };
+static_assert(WAKE_AT <= NCHUNKS, "a full ring wakes the counting thread");
 
 /* A request's header, 16 bytes: the instruction is a slot number and the
  * lane count the executed mask's, since the headers are a third of what
@@ -272,13 +275,15 @@ void prof_relay_attach(prof_relay *r, uint32_t slot, prof_mem *pm, uint32_t nfea
                           memory_order_relaxed);
 }
 
-/* Hands the chunk being written to the thread and waits for a free one. */
-static void hand_over(prof_relay *r)
+/* Hands the chunk being written to the thread and waits for a free one;
+ * `last`: the launch ends, wake the thread whatever waits. */
+static void hand_over(prof_relay *r, int last)
 {
     const uint64_t handed = atomic_load_explicit(&r->handed_n, memory_order_relaxed);
     r->used[handed % NCHUNKS] = r->fill;
     atomic_store(&r->handed_n, handed + 1);
-    wake(r, &r->thread_sleeps, &r->handed);
+    if (last || handed + 1 - atomic_load(&r->counted_n) >= WAKE_AT)
+        wake(r, &r->thread_sleeps, &r->handed);
     uint64_t counted;
     while (handed + 1 - (counted = atomic_load_explicit(&r->counted_n, memory_order_acquire)) ==
            NCHUNKS)
@@ -286,14 +291,21 @@ static void hand_over(prof_relay *r)
     r->fill = 0;
 }
 
-/* Whether the n addresses are a[0] + i d. */
+/* Whether the n addresses are a[0] + i d. Four lanes a step, each against
+ * its own running address, so the check is not one chain of 32 additions
+ * (a full warp's requests are most of them). */
 static int strided(const uint64_t *a, uint32_t n, uint64_t d)
 {
     if (a[n - 1] - a[0] != (uint64_t)(n - 1) * d)
         return 0;
-    uint64_t bad = 0, e = a[0];
-    for (uint32_t i = 1; i < n; i++)
-        bad |= a[i] ^ (e += d);
+    const uint64_t d4 = 4 * d;
+    uint64_t e0 = a[0], e1 = e0 + d, e2 = e1 + d, e3 = e2 + d;
+    uint64_t bad = 0;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4, e0 += d4, e1 += d4, e2 += d4, e3 += d4)
+        bad |= (a[i] ^ e0) | (a[i + 1] ^ e1) | (a[i + 2] ^ e2) | (a[i + 3] ^ e3);
+    for (; i < n; i++, e0 += d)
+        bad |= a[i] ^ e0;
     return bad == 0;
 }
 
@@ -321,7 +333,7 @@ void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq)
     const size_t words =
         HEAD_WORDS + naddr + (nf > 3 ? nf - 3 + 32u * (uint32_t)mb_popcount32(copied) : 0);
     if (r->fill + words > CHUNK_WORDS)
-        hand_over(r);
+        hand_over(r, 0);
 
     const uint64_t handed = atomic_load_explicit(&r->handed_n, memory_order_relaxed);
     uint64_t *at = r->chunk[handed % NCHUNKS] + r->fill;
@@ -362,7 +374,9 @@ void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq)
 int prof_relay_drain(prof_relay *r)
 {
     if (r->fill)
-        hand_over(r);
+        hand_over(r, 1);
+    else
+        wake(r, &r->thread_sleeps, &r->handed);
     const uint64_t handed = atomic_load_explicit(&r->handed_n, memory_order_relaxed);
     uint64_t counted;
     while ((counted = atomic_load_explicit(&r->counted_n, memory_order_acquire)) != handed)
