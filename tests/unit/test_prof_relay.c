@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../../profiler/src/prof_relay.h"
+#include "mem_result_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,30 +124,10 @@ static void count_inline(prof_mem *pm, const gen *g, int features)
     assert_int_equal(prof_mem_add(pm, &rq), 1);
 }
 
-static void same_hist(const prof_hist *x, const prof_hist *y)
+/* Everything, the affine model too. */
+static void same_everything(const prof_mem_result *x, const prof_mem_result *y)
 {
-    assert_int_equal(x->n, y->n);
-    assert_int_equal(x->total, y->total);
-    for (uint32_t i = 0; i < x->n; i++) {
-        assert_int_equal(x->value[i], y->value[i]);
-        assert_int_equal(x->count[i], y->count[i]);
-    }
-}
-
-static void same_result(const prof_mem_result *x, const prof_mem_result *y)
-{
-    assert_int_equal(x->requests, y->requests);
-    assert_int_equal(x->thread_accesses, y->thread_accesses);
-    assert_int_equal(x->space, y->space);
-    same_hist(&x->sectors, &y->sectors);
-    same_hist(&x->lines, &y->lines);
-    same_hist(&x->cc10_transactions, &y->cc10_transactions);
-    same_hist(&x->cc12_transactions, &y->cc12_transactions);
-    same_hist(&x->bank_degree, &y->bank_degree);
-    same_hist(&x->bank_cc1x, &y->bank_cc1x);
-    same_hist(&x->lane_stride, &y->lane_stride);
-    same_hist(&x->reuse_log2, &y->reuse_log2);
-    assert_int_equal(x->footprint_lines, y->footprint_lines);
+    same_result(x, y);
     assert_int_equal(x->affine, y->affine);
     assert_int_equal(x->ncoef, y->ncoef);
     for (uint32_t k = 0; k < x->ncoef; k++)
@@ -198,7 +179,7 @@ static void relay_against_inline(uint32_t n)
     }
     assert_int_equal(prof_relay_drain(r), 1);
     for (uint32_t s = 0; s < NSLOTS; s++) {
-        same_result(prof_mem_finish(relayed[s]), prof_mem_finish(twin[s]));
+        same_everything(prof_mem_finish(relayed[s]), prof_mem_finish(twin[s]));
         assert_int_equal(atomic_load(&slots[s].features), prof_mem_needs_features(relayed[s]));
     }
     if (n > 1000) { /* the scattered instruction's model is refused, the first one's kept */
