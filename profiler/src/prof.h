@@ -145,6 +145,57 @@ typedef struct prof_mem_request {
     uint32_t lane_mask;
 } prof_mem_request;
 
+/* Lane numbers 0 to 31: entry i of a request of consecutive lanes from
+ * lane lo is lane lo + i. */
+static const uint8_t prof_lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                               11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                               22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+/* The lane fields of a request whose addrs are already compacted to the
+ * lanes of `executed` (non-zero): lanes, lane_mask and lane_index (NULL for
+ * a full warp, prof_lane_identity for consecutive lanes, else filled into
+ * `numbers`). Inline: the collector builds one for every memory event. */
+static inline void prof_mem_request_lanes(prof_mem_request *req, uint32_t executed,
+                                          uint8_t numbers[32])
+{
+    req->lane_mask = executed;
+    if (executed == UINT32_MAX) {
+        req->lanes = 32;
+        req->lane_index = NULL;
+        return;
+    }
+    req->lanes = (uint32_t)mb_popcount32(executed);
+    const uint32_t lo = (uint32_t)__builtin_ctz(executed), run = executed >> lo;
+    if ((run & (run + 1)) == 0) { /* consecutive lanes (a wavefront's, a tail's) */
+        req->lane_index = prof_lane_identity + lo;
+        return;
+    }
+    uint32_t i = 0;
+    for (uint32_t m = executed; m; m &= m - 1)
+        numbers[i++] = (uint8_t)__builtin_ctz(m);
+    req->lane_index = numbers;
+}
+
+/* The request of the lanes of `executed` (non-zero) from a warp's
+ * lane-indexed addresses: a full warp's and consecutive lanes' addresses are
+ * used in place, others are gathered into `gathered`; then the lane fields
+ * as prof_mem_request_lanes sets them. */
+static inline void prof_mem_request_gather(prof_mem_request *req, uint32_t executed,
+                                           const uint64_t *lane_addrs, uint64_t gathered[32],
+                                           uint8_t numbers[32])
+{
+    const uint32_t lo = (uint32_t)__builtin_ctz(executed), run = executed >> lo;
+    if ((run & (run + 1)) == 0) {
+        req->addrs = lane_addrs + lo;
+    } else {
+        uint32_t i = 0;
+        for (uint32_t m = executed; m; m &= m - 1)
+            gathered[i++] = lane_addrs[__builtin_ctz(m)];
+        req->addrs = gathered;
+    }
+    prof_mem_request_lanes(req, executed, numbers);
+}
+
 prof_mem *prof_mem_new(const prof_mem_config *cfg);
 /* Accounts one request; returns 0 when out of memory. */
 int prof_mem_add(prof_mem *pm, const prof_mem_request *req);

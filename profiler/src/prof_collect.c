@@ -376,12 +376,6 @@ static void function_exit(func_prof *f, warp_func *wf, int b, uint32_t lanes)
         wf->last_block[__builtin_ctz(m)] = -1;
 }
 
-/* Lane numbers 0 to 31: entry i of a request of consecutive lanes from
- * lane lo is lane lo + i. */
-static const uint8_t lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                          22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-
 /* The affine features of an event's lanes as columns (prof_mem_request):
  * the warp's thread ids, the CTA id (uniform) and the lanes' iteration
  * counters, all read in place. A loop's counter is uniform when every lane
@@ -442,58 +436,27 @@ static void memory_event(mb_profile *p, func_prof *f, warp_func *wf, uint32_t in
         if (p->relay)
             prof_relay_attach(p->relay, f->relay_base + insn, pm, nfeat);
     }
+    uint64_t gathered[32];
+    uint8_t numbers[32];
+    prof_mem_request req = {.access_bytes = ev->access_bytes, .space = ev->space};
+    prof_mem_request_gather(&req, ev->executed, ev->addrs, gathered, numbers);
+    const uint32_t slot = f->relay_base + insn;
+    /* with a relay, the counting thread's flag: it lags, and a model that
+     * no longer needs features ignores them */
+    const int features =
+        p->relay ? atomic_load_explicit(&p->relay_slots[slot].features, memory_order_relaxed)
+                 : prof_mem_needs_features(pm);
     const int64_t *cols[6 + PROF_MAX_LOOP_FEATURES];
     int64_t uniform[6 + PROF_MAX_LOOP_FEATURES];
-    if (p->relay) {
-        relay_request rq = {.lane_addrs = ev->addrs,
-                            .executed = ev->executed,
-                            .access_bytes = ev->access_bytes,
-                            .space = ev->space,
-                            .warp = ev->warp};
-        const uint32_t slot = f->relay_base + insn;
-        if (atomic_load_explicit(&p->relay_slots[slot].features, memory_order_relaxed)) {
-            lane_features(p, wf, ii, ev, 0, cols, uniform);
-            rq.feature_lanes = cols;
-            rq.feature_uniform = uniform;
-        }
-        prof_relay_push(p->relay, slot, &rq);
-        return;
-    }
-    /* a converged warp's lane-indexed addresses are the request as is */
-    uint64_t addrs[32];
-    uint8_t lane_index[32];
-    prof_mem_request req = {.addrs = ev->addrs,
-                            .access_bytes = ev->access_bytes,
-                            .space = ev->space};
-    req.lane_mask = ev->executed;
-    const uint32_t lo = ev->executed ? (uint32_t)__builtin_ctz(ev->executed) : 0;
-    const uint32_t run = ev->executed >> lo;
-    if (ev->executed == UINT32_MAX) {
-        req.lanes = 32;
-    } else if ((run & (run + 1)) == 0) {
-        /* consecutive lanes (a wavefront's, a tail's): the request is the
-         * addresses in place, with lane numbers from the identity */
-        req.lanes = (uint32_t)mb_popcount32(ev->executed);
-        req.addrs = ev->addrs + lo;
-        req.lane_index = lane_identity + lo;
-    } else {
-        uint32_t count = 0;
-        for (uint32_t m = ev->executed; m; m &= m - 1, count++) {
-            int l = __builtin_ctz(m);
-            addrs[count] = ev->addrs[l];
-            lane_index[count] = (uint8_t)l;
-        }
-        req.lanes = count;
-        req.addrs = addrs;
-        req.lane_index = lane_index;
-    }
-    if (prof_mem_needs_features(pm)) {
+    if (features) {
         lane_features(p, wf, ii, ev, 0, cols, uniform);
         req.feature_lanes = cols;
         req.feature_uniform = uniform;
         req.warp_tag = ev->warp + 1;
     }
-    if (!prof_mem_add(pm, &req))
+    if (p->relay)
+        prof_relay_push(p->relay, slot, &req);
+    else if (!prof_mem_add(pm, &req))
         p->oom = 1;
 }
 

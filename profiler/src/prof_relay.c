@@ -82,10 +82,6 @@ struct prof_relay {
     size_t fill;
 };
 
-static const uint8_t lane_identity[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                          22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-
 /* Counts one relayed request, rebuilt as the collector would have passed it. */
 static int count_relayed(const prof_relay *r, const relay_head *h)
 {
@@ -101,23 +97,11 @@ static int count_relayed(const prof_relay *r, const relay_head *h)
             regenerated[i] = e;
         addrs = regenerated;
     }
-    uint8_t lane_index[32];
-    prof_mem_request req = {.lanes = lanes,
-                            .addrs = addrs,
+    uint8_t numbers[32];
+    prof_mem_request req = {.addrs = addrs,
                             .access_bytes = h->access_bytes,
-                            .space = (mb_space)h->space,
-                            .lane_mask = executed};
-    const uint32_t lo = (uint32_t)__builtin_ctz(executed), run = executed >> lo;
-    if (executed != UINT32_MAX) {
-        if ((run & (run + 1)) == 0) {
-            req.lane_index = lane_identity + lo;
-        } else {
-            uint32_t i = 0;
-            for (uint32_t m = executed; m; m &= m - 1)
-                lane_index[i++] = (uint8_t)__builtin_ctz(m);
-            req.lane_index = lane_index;
-        }
-    }
+                            .space = (mb_space)h->space};
+    prof_mem_request_lanes(&req, executed, numbers);
     const int64_t *cols[RELAY_MAX_FEATURES];
     int64_t uniform[RELAY_MAX_FEATURES];
     if (h->form & HEAD_FEATURES) {
@@ -309,27 +293,19 @@ static int strided(const uint64_t *a, uint32_t n, uint64_t d)
     return bad == 0;
 }
 
-void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq)
+void prof_relay_push(prof_relay *r, uint32_t slot, const prof_mem_request *req)
 {
-    const uint32_t executed = rq->executed, lanes = (uint32_t)mb_popcount32(executed);
-    const uint32_t lo = (uint32_t)__builtin_ctz(executed), run = executed >> lo;
-    uint64_t gathered[32];
-    const uint64_t *a = rq->lane_addrs + lo;
-    if ((run & (run + 1)) != 0) {
-        uint32_t i = 0;
-        for (uint32_t m = executed; m; m &= m - 1)
-            gathered[i++] = rq->lane_addrs[__builtin_ctz(m)];
-        a = gathered;
-    }
+    const uint32_t executed = req->lane_mask, lanes = req->lanes;
+    const uint64_t *a = req->addrs;
     const uint64_t d = lanes >= 2 ? a[1] - a[0] : 0;
     const int stride_form = lanes >= 2 && strided(a, lanes, d);
     const uint32_t naddr = stride_form ? 2 : lanes;
 
-    const int with_features = rq->feature_lanes != NULL;
+    const int with_features = req->feature_lanes != NULL;
     const uint32_t nf = with_features ? r->slots[slot].nfeatures : 0;
     uint32_t copied = 0;
     for (uint32_t k = 3; k < nf; k++)
-        copied |= (uint32_t)(rq->feature_lanes[k] != NULL) << k;
+        copied |= (uint32_t)(req->feature_lanes[k] != NULL) << k;
     const size_t words =
         HEAD_WORDS + naddr + (nf > 3 ? nf - 3 + 32u * (uint32_t)mb_popcount32(copied) : 0);
     if (r->fill + words > CHUNK_WORDS)
@@ -344,15 +320,15 @@ void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq)
     if (with_features) {
         form |= HEAD_FEATURES;
         for (uint32_t k = 0; k < 3; k++)
-            form |= (uint32_t)(rq->feature_lanes[k] != NULL) << (HEAD_TID_SHIFT + k);
+            form |= (uint32_t)(req->feature_lanes[k] != NULL) << (HEAD_TID_SHIFT + k);
     }
     *h = (relay_head){.slot = slot,
                       .executed = executed,
                       .form = (uint16_t)form,
                       .copied = (uint16_t)copied,
-                      .access_bytes = (uint16_t)rq->access_bytes,
-                      .space = (uint8_t)rq->space,
-                      .warp = (uint8_t)rq->warp};
+                      .access_bytes = (uint16_t)req->access_bytes,
+                      .space = (uint8_t)req->space,
+                      .warp = (uint8_t)(with_features ? req->warp_tag - 1 : 0)};
     uint64_t *pay = at + HEAD_WORDS;
     if (stride_form) {
         pay[0] = a[0];
@@ -364,9 +340,9 @@ void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq)
         int64_t *f = (int64_t *)pay + naddr;
         /* a loop, not memcpy: a few words, which `rep movs` starts slowly */
         for (uint32_t k = 3; k < nf; k++)
-            *f++ = rq->feature_uniform[k];
+            *f++ = req->feature_uniform[k];
         for (uint32_t m = copied; m; m &= m - 1, f += 32)
-            memcpy(f, rq->feature_lanes[__builtin_ctz(m)], 32 * sizeof(int64_t));
+            memcpy(f, req->feature_lanes[__builtin_ctz(m)], 32 * sizeof(int64_t));
     }
     r->fill += words;
 }

@@ -13,25 +13,9 @@
 #include "prof.h"
 
 #include <stdatomic.h>
-#include <stddef.h>
 
 /* Affine features a relayed request can carry (6 + the enclosing loops). */
 #define RELAY_MAX_FEATURES 16
-
-/* One request as the collector has it: the warp's lane-indexed addresses,
- * the lanes that executed, and (feature_lanes non-NULL) the affine features
- * in column form as prof_mem_request takes them, where columns 0-2 (the
- * thread ids) are the relay's tid_table + 96 warp + 32 k when they vary and
- * uniform otherwise. Everything is copied. */
-typedef struct relay_request {
-    const uint64_t *lane_addrs; /* indexed by lane */
-    uint32_t executed;          /* lane mask, non-zero */
-    uint32_t access_bytes;
-    mb_space space;
-    const int64_t *const *feature_lanes; /* NULL: no features */
-    const int64_t *feature_uniform;
-    uint32_t warp; /* in its CTA: the thread-id table's rows and the warp tag */
-} relay_request;
 
 /* A memory instruction as the relay knows it. `features` says whether its
  * requests should still carry features: the counting thread clears it once
@@ -60,8 +44,11 @@ relay_slot *prof_relay_slots(prof_relay *r);
  * the counting thread from then until prof_relay_drain returns. */
 void prof_relay_attach(prof_relay *r, uint32_t slot, prof_mem *pm, uint32_t nfeatures);
 
-/* Queues one request of `slot` (waits while the queue is full). */
-void prof_relay_push(prof_relay *r, uint32_t slot, const relay_request *rq);
+/* Queues one request of `slot` (waits while the queue is full): its lanes
+ * as prof_mem_request_lanes sets them, and features only in column form,
+ * with columns 0-2 (the thread ids) either NULL or the relay's tid_table
+ * rows of warp warp_tag - 1. Everything is copied. */
+void prof_relay_push(prof_relay *r, uint32_t slot, const prof_mem_request *req);
 
 /* Waits until every queued request has been counted; returns 0 when some
  * count ran out of memory. */

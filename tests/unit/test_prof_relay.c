@@ -124,6 +124,22 @@ static void count_inline(prof_mem *pm, const gen *g, int features)
     assert_int_equal(prof_mem_add(pm, &rq), 1);
 }
 
+/* The request as the collector relays it: compacted by
+ * prof_mem_request_gather, with features when `features`. */
+static void push(prof_relay *r, uint32_t slot, const gen *g, int features)
+{
+    uint64_t gathered[32];
+    uint8_t numbers[32];
+    prof_mem_request rq = {.access_bytes = g->bytes, .space = g->space};
+    prof_mem_request_gather(&rq, g->executed, g->addrs, gathered, numbers);
+    if (features) {
+        rq.feature_lanes = g->cols;
+        rq.feature_uniform = g->uniform;
+        rq.warp_tag = g->warp + 1;
+    }
+    prof_relay_push(r, slot, &rq);
+}
+
 /* Everything, the affine model too. */
 static void same_everything(const prof_mem_result *x, const prof_mem_result *y)
 {
@@ -157,17 +173,7 @@ static void relay_against_inline(uint32_t n)
         const uint32_t s = (uint32_t)(rnd() % NSLOTS);
         make(&g, s, tids, i);
         /* the collector's decision, from the flag the counting thread keeps */
-        const int features = atomic_load(&slots[s].features);
-        relay_request rq = {.lane_addrs = g.addrs,
-                            .executed = g.executed,
-                            .access_bytes = g.bytes,
-                            .space = g.space,
-                            .warp = g.warp};
-        if (features) {
-            rq.feature_lanes = g.cols;
-            rq.feature_uniform = g.uniform;
-        }
-        prof_relay_push(r, s, &rq);
+        push(r, s, &g, atomic_load(&slots[s].features));
     }
     rng = seed;
     for (uint32_t i = 0; i < n; i++) {
@@ -219,14 +225,9 @@ static void test_drain_twice_and_empty(void **state)
     prof_relay_attach(r, 0, pm, NFEAT);
     gen g;
     make(&g, 2, tids, 0);
-    const relay_request rq = {.lane_addrs = g.addrs,
-                              .executed = g.executed,
-                              .access_bytes = g.bytes,
-                              .space = g.space,
-                              .warp = g.warp};
-    prof_relay_push(r, 0, &rq);
+    push(r, 0, &g, 0);
     assert_int_equal(prof_relay_drain(r), 1);
-    prof_relay_push(r, 0, &rq);
+    push(r, 0, &g, 0);
     assert_int_equal(prof_relay_drain(r), 1);
     assert_int_equal(prof_mem_finish(pm)->requests, 2);
     prof_relay_free(r);
@@ -251,12 +252,7 @@ static void test_free_with_requests_queued(void **state)
     for (uint32_t i = 0; i < 20000; i++) {
         const uint32_t s = (uint32_t)(rnd() % NSLOTS);
         make(&g, s, tids, i);
-        const relay_request rq = {.lane_addrs = g.addrs,
-                                  .executed = g.executed,
-                                  .access_bytes = g.bytes,
-                                  .space = g.space,
-                                  .warp = g.warp};
-        prof_relay_push(r, s, &rq);
+        push(r, s, &g, 1);
     }
     prof_relay_free(r);
     for (uint32_t s = 0; s < NSLOTS; s++)
