@@ -47,6 +47,7 @@ void mb_sim_free(mb_sim *s)
     sim_mem_free(s);
     free(s->insns);
     free(s->sched_stall);
+    free(s->awake);
     free(s);
 }
 
@@ -70,7 +71,8 @@ mb_status mb_sim_new(const mb_sim_config *cfg, mb_sim **out, mb_error *err)
     s->nsched_total = s->nsm * nsched;
     s->sched_stall = calloc((size_t)s->nsched_total * MB_SIM_STALL_COUNT, sizeof(uint64_t));
     s->sms = calloc(s->nsm, sizeof(sim_sm));
-    if (!s->sched_stall || !s->sms) {
+    s->awake = calloc((s->nsm + 63) / 64 + 1, sizeof(uint64_t));
+    if (!s->sched_stall || !s->sms || !s->awake) {
         mb_sim_free(s);
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     }
@@ -197,6 +199,19 @@ static mb_status start_cta(mb_sim *s, sim_sm *sm)
         while (sm->warps[slot].live)
             slot++;
         sim_warp *w = &sm->warps[slot];
+        if (w->reg_cap < s->nslots || !w->reg_ready) {
+            /* grown when a slot is first used: a launch of a few warps
+             * should not pay for the scoreboards of every slot of every SM */
+            const uint32_t n = s->nslots ? s->nslots : 1;
+            uint64_t *ready = realloc(w->reg_ready, (size_t)n * sizeof(uint64_t));
+            if (ready)
+                w->reg_ready = ready;
+            uint8_t *why = ready ? realloc(w->reg_why, n) : NULL;
+            if (!why)
+                return mb_error_set(s->err, MB_ERR_NOMEM, "", 0, 0, "out of memory for warp state");
+            w->reg_why = why;
+            w->reg_cap = n;
+        }
         w->cta = c;
         w->wid = wi;
         w->cta_slot = cslot;
@@ -211,7 +226,7 @@ static mb_status start_cta(mb_sim *s, sim_sm *sm)
         sc->warps[sc->nwarps++] = slot; /* newest last: the list stays in age order */
         sm->live_warps++;
     }
-    sm->next_wake = 0;
+    sim_set_wake(s, sm, 0);
     return MB_OK;
 }
 
@@ -372,7 +387,7 @@ static mb_status issue(mb_sim *s, sim_sm *sm, uint32_t slot, int unit)
     }
     w->valid_next = 0;
     if (ev.flags & (MB_STEP_RELEASED | MB_STEP_EXITED))
-        sm->next_wake = 0;
+        sim_set_wake(s, sm, 0);
     if (ev.flags & MB_STEP_EXITED)
         warp_finished(s, sm, slot);
     return MB_OK;
@@ -486,7 +501,7 @@ static mb_status sm_cycle(mb_sim *s, sim_sm *sm, int *issued_any)
         if (done)
             *issued_any = 1;
     }
-    sm->next_wake = wake;
+    sim_set_wake(s, sm, wake);
     return MB_OK;
 }
 
@@ -510,6 +525,18 @@ static uint32_t regs_per_thread(const mb_sim *s, const mb_program *prog, const m
     return r ? (uint32_t)r : 1;
 }
 
+/* The first SM from `i` on whose next_wake is not SIM_NEVER (nsm: none).
+ * Read afresh at every step: looking at one SM may wake a later one. */
+static uint32_t next_awake(const mb_sim *s, uint32_t i)
+{
+    for (uint32_t k = i / 64; k * 64 < s->nsm; k++) {
+        uint64_t bits = s->awake[k] & (k == i / 64 ? ~(uint64_t)0 << (i % 64) : ~(uint64_t)0);
+        if (bits)
+            return k * 64 + (uint32_t)__builtin_ctzll(bits);
+    }
+    return s->nsm;
+}
+
 static mb_status run_launch(mb_sim *s)
 {
     mb_status st = dispatch(s);
@@ -517,7 +544,7 @@ static mb_status run_launch(mb_sim *s)
         uint64_t tick = s->now * SIM_TICKS;
         sim_mem_advance(s, tick);
         int issued = 0;
-        for (uint32_t i = 0; i < s->nsm && st == MB_OK; i++) {
+        for (uint32_t i = next_awake(s, 0); i < s->nsm && st == MB_OK; i = next_awake(s, i + 1)) {
             sim_sm *sm = &s->sms[i];
             if (sm->next_wake > s->now)
                 continue; /* asleep: accounted when it wakes */
@@ -543,7 +570,7 @@ static mb_status run_launch(mb_sim *s)
             /* nothing issued: jump to the next cycle at which anything can change */
             uint64_t t = sim_mem_next_tick(s);
             uint64_t target = t == SIM_NEVER ? SIM_NEVER : (t + SIM_TICKS - 1) / SIM_TICKS;
-            for (uint32_t i = 0; i < s->nsm; i++)
+            for (uint32_t i = next_awake(s, 0); i < s->nsm; i = next_awake(s, i + 1))
                 if (s->sms[i].live_warps && s->sms[i].next_wake < target)
                     target = s->sms[i].next_wake;
             if (target == SIM_NEVER)
@@ -588,7 +615,7 @@ mb_status mb_sim_launch(mb_sim *s, mb_program *prog, mb_memory *mem, const mb_la
         sim_sm *sm = &s->sms[i];
         memset(sm->unit_free, 0, sizeof(uint64_t) * (size_t)(s->cfg.num_sp + s->cfg.num_sfu + s->cfg.num_dp + s->cfg.num_int + s->cfg.num_mem));
         sm->port_free = 0;
-        sm->next_wake = 0;
+        sim_set_wake(s, sm, 0);
         sm->acct = 0;
         sm->age = 0;
         for (uint32_t k = 0; k < (uint32_t)s->cfg.sched_per_core; k++) {
@@ -597,13 +624,8 @@ mb_status mb_sim_launch(mb_sim *s, mb_program *prog, mb_memory *mem, const mb_la
         }
         for (uint32_t w = 0; w < sm->nwarp_slots; w++) {
             sim_warp *wp = &sm->warps[w];
-            free(wp->reg_ready);
-            free(wp->reg_why);
-            memset(wp, 0, sizeof(*wp));
-            wp->reg_ready = calloc(s->nslots, sizeof(uint64_t));
-            wp->reg_why = calloc(s->nslots, 1);
-            if (!wp->reg_ready || !wp->reg_why)
-                st = mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory for warp state");
+            const sim_warp keep = {.reg_ready = wp->reg_ready, .reg_why = wp->reg_why, .reg_cap = wp->reg_cap};
+            *wp = keep;
         }
     }
     if (st == MB_OK) {

@@ -94,6 +94,7 @@ typedef struct sim_warp {
     const sim_insn *next;
     uint64_t *reg_ready;   /* per scoreboard slot */
     uint8_t *reg_why;
+    uint32_t reg_cap;      /* slots allocated in reg_ready and reg_why */
     uint32_t pending_loads;
 } sim_warp;
 
@@ -213,6 +214,7 @@ struct mb_sim {
     uint64_t *sched_stall;  /* per SM and scheduler, MB_SIM_STALL_COUNT each (across launches) */
     uint32_t nsm;
     sim_sm *sms;
+    uint64_t *awake;        /* bit i: SM i's next_wake is not SIM_NEVER (see sim_set_wake) */
     sim_slice *slices;
     sim_channel *channels;
     uint32_t nslices;
@@ -242,6 +244,16 @@ struct mb_sim {
     uint64_t progress_every, progress_next;
     uint32_t nsched_total;
 };
+
+/* Sets when `sm` is looked at next. Every write of next_wake goes through
+ * here, so that the cycle loop visits only the SMs in `awake`, in index
+ * order, rather than every SM of a large GPU every cycle. */
+static inline void sim_set_wake(mb_sim *s, sim_sm *sm, uint64_t at)
+{
+    uint64_t *word = &s->awake[sm->id / 64], bit = (uint64_t)1 << (sm->id % 64);
+    sm->next_wake = at;
+    *word = at == SIM_NEVER ? *word & ~bit : *word | bit;
+}
 
 /* sim_static.c */
 mb_status sim_build_insns(mb_sim *s, const mb_program *prog, mb_error *err);

@@ -296,9 +296,8 @@ static uint32_t new_load(sim_sm *sm, uint32_t slot, const sim_insn *si)
 
 void sim_wake_warp(mb_sim *s, sim_sm *sm, uint32_t slot)
 {
-    (void)s;
     sm->warps[slot].valid_next = 0;
-    sm->next_wake = 0;
+    sim_set_wake(s, sm, 0);
 }
 
 /* One of a load's transactions arrived (or it had none left): its registers become ready at `cycle`. */
@@ -349,7 +348,7 @@ static void drain_missq(mb_sim *s, sim_sm *sm, uint64_t tick)
         sm->missq_len--;
         if (needs_mshr)
             sm->mshr_used++;
-        sm->next_wake = 0; /* a warp blocked on the memory pipeline may go on */
+        sim_set_wake(s, sm, 0); /* a warp blocked on the memory pipeline may go on */
         uint32_t flit = (uint32_t)s->cfg.flit_size;
         uint32_t flits = 1 + (q->is_write || q->is_atomic ? (q->bytes + flit - 1) / flit : 0);
         uint64_t depart = tick > sm->port_free ? tick : sm->port_free;
