@@ -132,6 +132,7 @@ typedef struct sim_req {
     uint64_t row;
     uint64_t arrival;    /* ticks */
     uint8_t why;         /* deepest level that served it so far */
+    uint8_t holds_mshr;  /* counted in its SM's mshr_used until it is answered */
 } sim_req;
 
 /* A load waiting for its transactions. */

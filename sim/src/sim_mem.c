@@ -346,8 +346,10 @@ static void drain_missq(mb_sim *s, sim_sm *sm, uint64_t tick)
             break;
         sm->missq_head = q->next;
         sm->missq_len--;
-        if (needs_mshr)
+        if (needs_mshr) {
             sm->mshr_used++;
+            q->holds_mshr = 1;
+        }
         sim_set_wake(s, sm, 0); /* a warp blocked on the memory pipeline may go on */
         uint32_t flit = (uint32_t)s->cfg.flit_size;
         uint32_t flits = 1 + (q->is_write || q->is_atomic ? (q->bytes + flit - 1) / flit : 0);
@@ -1150,6 +1152,11 @@ static void sm_response(mb_sim *s, uint32_t r, uint64_t t)
     sim_sm *sm = &s->sms[q->sm];
     uint64_t cycle = (t + SIM_TICKS - 1) / SIM_TICKS;
     uint8_t why = q->why;
+    /* every read that took an MSHR gives it back, the fills of an L1 line and
+     * the loads answered directly alike (one fetched while every way of its
+     * set was waiting, one bypassing the L1) */
+    if (q->holds_mshr)
+        sm->mshr_used--;
     if (q->from_const == 1) {
         if (sm->cc.g.present) {
             int way = cache_find(&sm->cc, q->l1_line);
@@ -1189,7 +1196,6 @@ static void sm_response(mb_sim *s, uint32_t r, uint64_t t)
             free_req(s, w);
             w = next;
         }
-        sm->mshr_used--;
     }
     drain_missq(s, sm, t);
 }

@@ -287,6 +287,30 @@ static void test_two_level_same_work(void **state)
     assert_true(cycles[1] != cycles[0]);
 }
 
+static void test_loads_past_a_pending_set_return_their_mshrs(void **state)
+{
+    (void)state;
+    /* One L1 line and two MSHRs: while the line is being filled, every other
+     * warp's load finds its only way waiting and is fetched without
+     * allocating; each still takes an MSHR until it is answered. When those
+     * were not given back, the third such load left the SM waiting for an
+     * MSHR that nothing would free, and the launch stalled. */
+    sim_run r;
+    assert_true(sim_run_open(&r, "copy.ptx", "-gpgpu_cache:dl1 N:1:128:1,L:T:m:N,A:2:8,4\n"));
+    uint32_t n = 1u << 12;
+    uint32_t *in = NULL, *out = NULL;
+    uint64_t src = sim_run_alloc(&r, (uint64_t)n * 16, (void **)&in);
+    uint64_t dst = sim_run_alloc(&r, (uint64_t)n * 16, (void **)&out);
+    for (uint32_t i = 0; i < n * 4; i++)
+        in[i] = i * 2654435761u;
+    uint64_t args[3] = {dst, src, n};
+    assert_int_equal(sim_run_launch(&r, "copy", 4, 256, args, 3), MB_OK);
+    assert_memory_equal(out, in, (size_t)n * 16);
+    const mb_sim_stats *st = mb_sim_get_stats(r.sim);
+    assert_true(st->l1_misses >= (uint64_t)n * 16 / 128); /* nothing fits: every line misses */
+    sim_run_close(&r);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -348,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_sm_scaling),
         cmocka_unit_test(test_gto_beats_lrr_on_cache_sensitive_kernel),
         cmocka_unit_test(test_two_level_same_work),
+        cmocka_unit_test(test_loads_past_a_pending_set_return_their_mshrs),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_fault_reported),
         cmocka_unit_test(test_cta_too_large),
