@@ -76,6 +76,8 @@ mb_status mb_sim_new(const mb_sim_config *cfg, mb_sim **out, mb_error *err)
         mb_sim_free(s);
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     }
+    for (uint32_t i = 0; i < s->nsm; i++) /* every next_wake starts at 0 */
+        s->awake[i / 64] |= (uint64_t)1 << (i % 64);
     uint32_t counts[MB_SIM_UNIT_COUNT] = {(uint32_t)cfg->num_sp, (uint32_t)cfg->num_sfu,
                                           (uint32_t)cfg->num_dp, (uint32_t)cfg->num_int,
                                           (uint32_t)cfg->num_mem};
@@ -525,16 +527,19 @@ static uint32_t regs_per_thread(const mb_sim *s, const mb_program *prog, const m
     return r ? (uint32_t)r : 1;
 }
 
-/* The first SM from `i` on whose next_wake is not SIM_NEVER (nsm: none).
- * Read afresh at every step: looking at one SM may wake a later one. */
-static uint32_t next_awake(const mb_sim *s, uint32_t i)
+/* The first SM after `i` (from 0 when i is UINT32_MAX) whose next_wake is
+ * not SIM_NEVER; nsm when none. Read afresh at every step: looking at one
+ * SM may wake a later one. */
+static inline uint32_t next_awake(const mb_sim *s, uint32_t i)
 {
-    for (uint32_t k = i / 64; k * 64 < s->nsm; k++) {
-        uint64_t bits = s->awake[k] & (k == i / 64 ? ~(uint64_t)0 << (i % 64) : ~(uint64_t)0);
-        if (bits)
-            return k * 64 + (uint32_t)__builtin_ctzll(bits);
+    uint32_t k = i == UINT32_MAX ? 0 : i / 64;
+    uint64_t bits = i == UINT32_MAX ? s->awake[0] : s->awake[k] & (~(uint64_t)1 << (i % 64));
+    while (!bits) {
+        if (++k * 64 >= s->nsm)
+            return s->nsm;
+        bits = s->awake[k];
     }
-    return s->nsm;
+    return k * 64 + (uint32_t)__builtin_ctzll(bits);
 }
 
 static mb_status run_launch(mb_sim *s)
@@ -544,7 +549,7 @@ static mb_status run_launch(mb_sim *s)
         uint64_t tick = s->now * SIM_TICKS;
         sim_mem_advance(s, tick);
         int issued = 0;
-        for (uint32_t i = next_awake(s, 0); i < s->nsm && st == MB_OK; i = next_awake(s, i + 1)) {
+        for (uint32_t i = next_awake(s, UINT32_MAX); i < s->nsm && st == MB_OK; i = next_awake(s, i)) {
             sim_sm *sm = &s->sms[i];
             if (sm->next_wake > s->now)
                 continue; /* asleep: accounted when it wakes */
@@ -570,7 +575,7 @@ static mb_status run_launch(mb_sim *s)
             /* nothing issued: jump to the next cycle at which anything can change */
             uint64_t t = sim_mem_next_tick(s);
             uint64_t target = t == SIM_NEVER ? SIM_NEVER : (t + SIM_TICKS - 1) / SIM_TICKS;
-            for (uint32_t i = next_awake(s, 0); i < s->nsm; i = next_awake(s, i + 1))
+            for (uint32_t i = next_awake(s, UINT32_MAX); i < s->nsm; i = next_awake(s, i))
                 if (s->sms[i].live_warps && s->sms[i].next_wake < target)
                     target = s->sms[i].next_wake;
             if (target == SIM_NEVER)

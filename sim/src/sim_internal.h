@@ -251,9 +251,9 @@ struct mb_sim {
  * order, rather than every SM of a large GPU every cycle. */
 static inline void sim_set_wake(mb_sim *s, sim_sm *sm, uint64_t at)
 {
-    uint64_t *word = &s->awake[sm->id / 64], bit = (uint64_t)1 << (sm->id % 64);
+    if ((at == SIM_NEVER) != (sm->next_wake == SIM_NEVER))
+        s->awake[sm->id / 64] ^= (uint64_t)1 << (sm->id % 64);
     sm->next_wake = at;
-    *word = at == SIM_NEVER ? *word & ~bit : *word | bit;
 }
 
 /* sim_static.c */
