@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "exec_harness.h"
+#include "test_rng.h"
 
 #include <fenv.h>
 #include <float.h>
@@ -62,15 +63,11 @@ static uint64_t mask_of(unsigned bits)
 }
 
 /* deterministic xorshift generator */
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng_state = TEST_RNG_SEED;
 
 static uint64_t rnd(void)
 {
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
+    return test_rng_next(&rng_state);
 }
 
 static void run_ok(const char *ptx, harness_opts *o, harness_arg *args, unsigned n)

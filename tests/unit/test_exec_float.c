@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "exec_harness.h"
+#include "test_rng.h"
 
 #define HEADER ".version 8.8\n.target sm_90\n.address_size 64\n"
 
@@ -49,13 +50,10 @@ static double bd(uint64_t u)
 }
 
 /* deterministic generator */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_state = TEST_RNG_SEED;
 static uint64_t rnd64(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return test_rng_next(&rng_state);
 }
 
 /* interesting f32 bit patterns */

@@ -10,6 +10,7 @@
 
 #include "../../profiler/src/prof.h"
 #include "mem_result_check.h"
+#include "test_rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,13 +588,10 @@ static void test_bank_cycles_cc1x(void **state)
 
 /* -------------------------------------------- randomised cross-checks */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_state = TEST_RNG_SEED;
 static uint64_t rnd(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return test_rng_next(&rng_state);
 }
 
 static uint64_t distinct(uint64_t *v, uint32_t n)

@@ -11,20 +11,18 @@
 
 #include "../../profiler/src/prof_relay.h"
 #include "mem_result_check.h"
+#include "test_rng.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { NSLOTS = 5, NWARPS = 4, NFEAT = 8 };
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rng = TEST_RNG_SEED;
 
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_rng_next(&rng);
 }
 
 /* Per warp of a 128 x 1 x 1 CTA: 32 tid.x, 32 tid.y, 32 tid.z. */
