@@ -263,7 +263,8 @@ static mb_status get_label(ptx_parser *p, const ptx_token *t, uint32_t *out)
     return MB_OK;
 }
 
-static mb_status parse_target_list(ptx_parser *p, mb_label *label, int functions)
+/* Takes the label by index: a forward reference in the list grows fn->labels. */
+static mb_status parse_target_list(ptx_parser *p, uint32_t label_idx, int functions)
 {
     uint32_t *list = NULL;
     size_t cap = 0;
@@ -303,6 +304,7 @@ static mb_status parse_target_list(ptx_parser *p, mb_label *label, int functions
     if (st == MB_OK)
         st = pp_expect_punct(p, ';', "after the target list");
     if (st == MB_OK) {
+        mb_label *label = &p->fn->labels[label_idx];
         label->targets = mb_arena_alloc(p->m->arena, (size_t)n * sizeof(uint32_t) + 1);
         if (!label->targets)
             st = pp_nomem(p);
@@ -335,12 +337,12 @@ static mb_status parse_label_def(ptx_parser *p)
     if (pp_is_dot(p, "branchtargets")) {
         l->kind = MB_LABEL_BRANCHTARGETS;
         TRY(pp_next(p));
-        return parse_target_list(p, &fn->labels[idx], 0);
+        return parse_target_list(p, idx, 0);
     }
     if (pp_is_dot(p, "calltargets")) {
         l->kind = MB_LABEL_CALLTARGETS;
         TRY(pp_next(p));
-        return parse_target_list(p, &fn->labels[idx], 1);
+        return parse_target_list(p, idx, 1);
     }
     if (pp_is_dot(p, "callprototype")) {
         l->kind = MB_LABEL_CALLPROTOTYPE;

@@ -1299,6 +1299,33 @@ static void test_branchtargets_brx(void **state)
     mb_module_free(m);
 }
 
+/* A target list of forward references grows the label table while the list's own label
+ * is being filled in; the parser must not keep a pointer into the old table. */
+static void test_branchtargets_forward_references_grow_labels(void **state)
+{
+    (void)state;
+    enum { NTARGETS = 64 };
+    char src[8192];
+    size_t len = (size_t)snprintf(src, sizeof(src),
+                                  "%s.entry k()\n{\n\t.reg .b32 %%r<2>;\n"
+                                  "\tmov.u32 %%r1, %%tid.x;\n$L_ts: .branchtargets ",
+                                  HDR);
+    for (int i = 0; i < NTARGETS; i++)
+        len += (size_t)snprintf(src + len, sizeof(src) - len, "%s$L_t%d", i ? ", " : "", i);
+    len += (size_t)snprintf(src + len, sizeof(src) - len, ";\n\tbrx.idx %%r1, $L_ts;\n");
+    for (int i = 0; i < NTARGETS; i++)
+        len += (size_t)snprintf(src + len, sizeof(src) - len, "$L_t%d:\n\tret;\n", i);
+    snprintf(src + len, sizeof(src) - len, "}\n");
+    mb_module *m = parse_rt(src);
+    const mb_function *fn = func(m, "k");
+    const mb_label *l = &fn->labels[mb_strmap_get(fn->label_names, "$L_ts", 5)];
+    assert_int_equal(l->kind, MB_LABEL_BRANCHTARGETS);
+    assert_int_equal(l->ntargets, NTARGETS);
+    assert_string_equal(fn->labels[l->targets[NTARGETS - 1]].name, "$L_t63");
+    assert_int_equal(fn->labels[l->targets[NTARGETS - 1]].insn, 2 + NTARGETS - 1);
+    mb_module_free(m);
+}
+
 /* ----------------------------------------------------- debug info */
 
 static void test_loc_directives(void **state)
@@ -1543,6 +1570,7 @@ int main(void)
         cmocka_unit_test(test_operand_immediates),
         cmocka_unit_test(test_calls_prototypes_indirect),
         cmocka_unit_test(test_branchtargets_brx),
+        cmocka_unit_test(test_branchtargets_forward_references_grow_labels),
         cmocka_unit_test(test_loc_directives),
         cmocka_unit_test(test_file_directives),
         cmocka_unit_test(test_sections_kept_verbatim),
