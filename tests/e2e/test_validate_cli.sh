@@ -68,6 +68,8 @@ expect_grep "$TMP/out" "^devfunc +yes +max" "the kernel calling a device functio
 expect_grep "$TMP/out" "^vecadd +no +max" "the validated kernel's line"
 expect_grep "$TMP/out" "^reduce_seq +no +max" "reduce_seq (its loops unrolled)"
 expect_grep "$TMP/out" "3 kernels validated, 1 not" "the means line"
+expect_grep "$TMP/out" "^vecadd +no +max .* kept +[0-9.]+% +R=max [0-9.]+x " "vecadd's R = 1 error and its factor within the aim"
+expect_grep "$TMP/out" "^Within the 3% IPC aim on every config at some reduction: [1-3] of 3 kernels" "the aim's line"
 expect_grep "$TMP/err" "example vecadd \(4 of 4\)" "progress names each example"
 expect_grep "$TMP/srep/reduce_seq/profile/index.json" '"index": 1' "the busiest launch is profiled"
 for f in summary.txt summary.csv summary.json summary_ipc.svg vecadd/validate.json vecadd/profile/index.json; do

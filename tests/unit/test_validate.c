@@ -200,7 +200,16 @@ static void test_suite_vecadd(void **state)
     assert_int_equal(json_integer_value(json_object_get(means, "failed")), 0);
     /* devfunc has loops: the mean speedup over loop kernels is its own */
     assert_true(json_is_number(json_object_get(means, "hmean_speedup_loop_kernels")));
+    json_t *aim = json_object_get(means, "within_aim");
+    assert_true(json_number_value(json_object_get(aim, "ipc_aim")) == 0.03);
+    assert_true(json_integer_value(json_object_get(aim, "kernels")) >= 1); /* vecadd's clone is */
+    assert_true(json_integer_value(json_object_get(aim, "kernels")) <= 2);
     json_decref(doc);
+    snprintf(path, sizeof(path), "%s/summary.csv", out);
+    csv = read_text(path);
+    assert_non_null(strstr(csv, ",r1_mean_abs_ipc_error,reduction_drift,within_aim_reduction,"));
+    assert_int_equal(count_lines(csv), 1 + 2);
+    free(csv);
 
     /* the profile the suite wrote validates on its own, with the same figures */
     mb_validate_report *again = NULL;
@@ -246,6 +255,9 @@ static void test_diagnosis_names_mix(void **state)
     mb_buf text = MB_BUF_INIT;
     mb_validate_text(rep, &text);
     assert_non_null(strstr(text.data, "instruction mix: DP instruction share 0.6"));
+    /* the error at max is the reduction's, not the clone's: R = 1 is the one within the aim */
+    assert_non_null(strstr(text.data, "of that: the clone at R = 1 is off by 0."));
+    assert_non_null(strstr(text.data, "largest reduction within the 3% IPC aim on every config: 1 ("));
     mb_buf_free(&text);
     mb_validate_suite_text(s, &text);
     assert_non_null(strstr(text.data, "instruction mix: DP instruction share 0.6"));
@@ -264,9 +276,105 @@ static void test_diagnosis_names_mix(void **state)
                         "dp_share");
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1), "first_divergence")),
                         "instruction mix");
+    json_t *summary = json_object_get(doc, "summary");
+    const double r1 = json_number_value(json_object_get(summary, "r1_mean_abs_ipc_error"));
+    const double drift = json_number_value(json_object_get(summary, "reduction_drift"));
+    assert_true(r1 < 0.03);
+    assert_true(drift > 0.5);
+    /* the clone's own IPC moves by as much as the headline error: the split accounts for it */
+    assert_true(fabs(drift - json_number_value(json_object_get(summary, "mean_abs_ipc_error"))) < 0.05);
+    json_t *aim = json_object_get(summary, "within_aim");
+    assert_string_equal(json_string_value(json_object_get(aim, "reduction")), "1");
+    assert_true(json_number_value(json_object_get(aim, "mean_abs_ipc_error")) == r1);
     json_decref(doc);
     mb_validate_suite_free(s);
     remove_tree(root);
+}
+
+/* A report made by hand: one kernel, two configs, clone IPCs given per
+ * reduction (config-major), the original's IPC 10 on both. */
+typedef struct fake_report {
+    mb_validate_report rep;
+    char *configs[2];
+    double reductions[3];
+    mb_validate_sample original[2];
+    mb_validate_row rows[6];
+    int trend[3];
+} fake_report;
+
+static void fake_fill(fake_report *f, const double *reductions, size_t nr, const double *clone_ipc)
+{
+    memset(f, 0, sizeof(*f));
+    static char kernel[] = "k", profile[] = "prof/k.0", c1[] = "conf1", c2[] = "conf2";
+    f->configs[0] = c1;
+    f->configs[1] = c2;
+    f->rep.kernel = kernel;
+    f->rep.profile = profile;
+    f->rep.has_loops = 1;
+    f->rep.nconfigs = 2;
+    f->rep.nreductions = nr;
+    f->rep.configs = f->configs;
+    f->rep.reductions = f->reductions;
+    f->rep.original = f->original;
+    f->rep.rows = f->rows;
+    f->rep.trend_kept = f->trend;
+    for (size_t c = 0; c < 2; c++) {
+        f->original[c].value[MB_VM_IPC] = 10;
+        f->original[c].thread_insts = 1000;
+    }
+    for (size_t r = 0; r < nr; r++) {
+        f->reductions[r] = reductions[r];
+        f->trend[r] = 1;
+        for (size_t c = 0; c < 2; c++) {
+            mb_validate_row *row = &f->rows[c * nr + r];
+            row->config = c;
+            row->reduction = r;
+            row->clone.value[MB_VM_IPC] = clone_ipc[c * nr + r];
+            row->rel_error[MB_VM_IPC] = (clone_ipc[c * nr + r] - 10) / 10;
+            row->speedup = 2.0 * (double)(r + 1);
+            row->inst_ratio = (double)(r + 1);
+            row->first_diverged = MB_VALIDATE_NO_DIVERGENCE;
+        }
+    }
+}
+
+/* The headline's split and the largest factor within the IPC aim: errors
+ * need not grow with R, one config out of the aim rules a factor out, and
+ * without R = 1 there is no split. */
+static void test_split_and_factor_within_aim(void **state)
+{
+    (void)state;
+    fake_report f;
+    mb_buf text = MB_BUF_INIT;
+    /* R = 1: 1% and 2%; R = 8: 2% and 5% (conf2 out); max: 2.5% and 1% */
+    static const double r3[] = {1, 8, 0};
+    static const double ipc_a[] = {10.1, 10.2, 10.25, 10.2, 10.5, 9.9};
+    fake_fill(&f, r3, 3, ipc_a);
+    mb_validate_text(&f.rep, &text);
+    assert_non_null(strstr(text.data, "at reduction max: mean |IPC error| 1.75%"));
+    assert_non_null(strstr(text.data, "the clone at R = 1 is off by 1.50%"));
+    /* |10.25/10.1 - 1| = 1.485% and |9.9/10.2 - 1| = 2.941%: mean 2.21% */
+    assert_non_null(strstr(text.data, "from R = 1 to max the clone's IPC moves by 2.21%"));
+    assert_non_null(strstr(text.data, "on every config: max (mean |IPC error| 1.75%, "
+                                      "harmonic-mean speedup 6.00x, instruction ratio 3.00)"));
+    mb_buf_free(&text);
+
+    /* max now 4% on conf1: R = 8 is still out, so R = 1 is the answer */
+    static const double ipc_b[] = {10.1, 10.2, 10.4, 10.2, 10.5, 9.9};
+    fake_fill(&f, r3, 3, ipc_b);
+    mb_validate_text(&f.rep, &text);
+    assert_non_null(strstr(text.data, "on every config: 1 (mean |IPC error| 1.50%"));
+    mb_buf_free(&text);
+
+    /* nothing within the aim, and no R = 1 to split against */
+    static const double r2[] = {2, 8};
+    static const double ipc_c[] = {11, 12, 9, 8};
+    fake_fill(&f, r2, 2, ipc_c);
+    mb_validate_text(&f.rep, &text);
+    assert_non_null(strstr(text.data, "at reduction 8: mean |IPC error| 20.00%"));
+    assert_null(strstr(text.data, "of that"));
+    assert_non_null(strstr(text.data, "no reduction validated is within the 3% IPC aim on every config"));
+    mb_buf_free(&text);
 }
 
 /* A copy of vecadd's profile in `dir` with index.json `index` (NULL: none). */
@@ -428,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_profile_errors),
         cmocka_unit_test(test_suite_vecadd),
         cmocka_unit_test(test_diagnosis_names_mix),
+        cmocka_unit_test(test_split_and_factor_within_aim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,8 @@ mb_status vsim_measure(const vsim_target *t, const mb_sim_config *cfg, const cha
 
 /** Whether metric m of the clone is out of tolerance against the original's. */
 int vmetric_diverged(mb_validate_metric m, double original, double clone);
+/** The IPC tolerance of the metrics table (relative): the aim a clone is held to. */
+double vipc_aim(void);
 
 /** What diverged first: a cause ("coalescing"), "instruction count" or "none". */
 const char *vcause_name(int first_diverged);
@@ -44,6 +46,8 @@ void vreduction_label(double r, char *buf, size_t size);
 
 /** The report as the JSON document of validate.json. */
 json_t *vreport_json(const mb_validate_report *rep);
+/** Appends ",value" to a CSV row, or a bare comma for NAN and infinities. */
+void vcsv_number(mb_buf *out, double v);
 /** A JSON real, or null for NAN and infinities. */
 json_t *vjson_number(double v);
 /** Appends `root` as indented JSON and a newline. */
@@ -62,6 +66,12 @@ typedef struct vheadline {
     double inst_ratio;         /**< original's thread instructions over the clone's (first config) */
     int trend_kept;
     int worst_config;          /**< configuration with the largest IPC error */
+    /* The headline error split in two, when R = 1 was validated (else NAN): */
+    double r1_mean_abs_ipc_error; /**< the clone's own error: mean |IPC error| at R = 1 */
+    double reduction_drift;    /**< mean over configs of |clone IPC at the headline / at R = 1 - 1| */
+    /* The largest factor whose clone is within the IPC aim on every configuration: */
+    int best;                  /**< index into the reductions, -1 when none is */
+    double best_mean_abs_ipc_error, best_hmean_speedup, best_inst_ratio;
 } vheadline;
 void vheadline_of(const mb_validate_report *rep, vheadline *h);
 

@@ -71,6 +71,11 @@ int vmetric_diverged(mb_validate_metric m, double original, double clone)
     return fabs(clone - original) > allowed + 1e-12;
 }
 
+double vipc_aim(void)
+{
+    return metrics[MB_VM_IPC].tolerance;
+}
+
 void vreduction_label(double r, char *buf, size_t size)
 {
     if (r <= 0)

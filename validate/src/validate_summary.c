@@ -16,6 +16,10 @@ typedef struct suite_means {
     double mean_abs_ipc_error;   /* mean over kernels of their mean over configurations */
     double hmean_speedup_loops;  /* over every configuration of the kernels with loops */
     double hmean_speedup_flat;   /* the same for loop-free kernels */
+    /* at each kernel's largest factor within the IPC aim on every configuration */
+    size_t within_aim, within_aim_loops;
+    double within_aim_mean_abs_ipc_error; /* mean over the kernels that have such a factor */
+    double within_aim_hmean_speedup_loops;
 } suite_means;
 
 static int trend_kept_everywhere(const mb_validate_report *rep)
@@ -33,13 +37,15 @@ static mb_status means_of(const mb_validate_suite *s, suite_means *m, mb_error *
     for (size_t i = 0; i < s->nentries; i++)
         if (s->entries[i].report)
             cap += s->entries[i].report->nconfigs;
-    double *loops = calloc(cap + 1, sizeof(double)), *flat = calloc(cap + 1, sizeof(double));
-    if (!loops || !flat) {
+    double *loops = calloc(cap + 1, sizeof(double)), *flat = calloc(cap + 1, sizeof(double)),
+           *aimed = calloc(cap + 1, sizeof(double));
+    if (!loops || !flat || !aimed) {
         free(loops);
         free(flat);
+        free(aimed);
         return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
     }
-    size_t nl = 0, nf = 0;
+    size_t nl = 0, nf = 0, na = 0;
     for (size_t i = 0; i < s->nentries; i++) {
         const mb_validate_report *rep = s->entries[i].report;
         if (!rep) {
@@ -60,20 +66,36 @@ static mb_status means_of(const mb_validate_suite *s, suite_means *m, mb_error *
             else
                 flat[nf++] = sp;
         }
+        if (h.best < 0)
+            continue;
+        m->within_aim++;
+        m->within_aim_mean_abs_ipc_error += h.best_mean_abs_ipc_error;
+        if (!rep->has_loops)
+            continue;
+        m->within_aim_loops++;
+        for (size_t c = 0; c < rep->nconfigs; c++)
+            aimed[na++] = mb_validate_row_at(rep, c, (size_t)h.best)->speedup;
     }
     if (m->validated)
         m->mean_abs_ipc_error /= (double)m->validated;
+    m->within_aim_mean_abs_ipc_error =
+        m->within_aim ? m->within_aim_mean_abs_ipc_error / (double)m->within_aim : NAN;
     m->hmean_speedup_loops = vharmonic_mean(loops, nl);
     m->hmean_speedup_flat = vharmonic_mean(flat, nf);
+    m->within_aim_hmean_speedup_loops = vharmonic_mean(aimed, na);
     free(loops);
     free(flat);
+    free(aimed);
     return MB_OK;
 }
 
 void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
 {
-    mb_buf_printf(out, "%-18s %-5s %4s %9s %9s %-8s %9s %10s %6s  %s\n", "example", "loops", "R",
-                  "mean err", "worst", "on", "speedup", "inst ratio", "trend", "first divergence (worst)");
+    char aim_head[32];
+    snprintf(aim_head, sizeof(aim_head), "within %.0f%%", 100 * vipc_aim());
+    mb_buf_printf(out, "%-18s %-5s %4s %9s %9s %-8s %9s %10s %6s %9s %-15s  %s\n", "example", "loops",
+                  "R", "mean err", "worst", "on", "speedup", "inst ratio", "trend", "R=1 err",
+                  aim_head, "first divergence (worst)");
     for (size_t i = 0; i < s->nentries; i++) {
         const mb_validate_entry *e = &s->entries[i];
         if (!e->report) {
@@ -87,10 +109,19 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
         const mb_validate_row *worst = mb_validate_row_at(e->report, (size_t)h.worst_config, h.reduction);
         char cause[160];
         vcause_detail(&e->report->original[h.worst_config], worst, cause, sizeof(cause));
-        mb_buf_printf(out, "%-18s %-5s %4s %8.2f%% %8.2f%% %-8s %8.2fx %10.2f %6s  %s\n", e->name,
-                      e->report->has_loops ? "yes" : "no", label, 100 * h.mean_abs_ipc_error,
-                      100 * h.max_abs_ipc_error, e->report->configs[h.worst_config], h.hmean_speedup,
-                      h.inst_ratio, trend_kept_everywhere(e->report) ? "kept" : "LOST", cause);
+        char r1[32] = "-", aim[48] = "none";
+        if (isfinite(h.r1_mean_abs_ipc_error))
+            snprintf(r1, sizeof(r1), "%.2f%%", 100 * h.r1_mean_abs_ipc_error);
+        if (h.best >= 0) {
+            char best[32];
+            vreduction_label(e->report->reductions[h.best], best, sizeof(best));
+            snprintf(aim, sizeof(aim), "R=%s %.2fx", best, h.best_hmean_speedup);
+        }
+        mb_buf_printf(out, "%-18s %-5s %4s %8.2f%% %8.2f%% %-8s %8.2fx %10.2f %6s %9s %-15s  %s\n",
+                      e->name, e->report->has_loops ? "yes" : "no", label,
+                      100 * h.mean_abs_ipc_error, 100 * h.max_abs_ipc_error,
+                      e->report->configs[h.worst_config], h.hmean_speedup, h.inst_ratio,
+                      trend_kept_everywhere(e->report) ? "kept" : "LOST", r1, aim, cause);
     }
     suite_means m;
     mb_error ignored;
@@ -108,6 +139,17 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
                   m.validated, m.failed, 100 * m.mean_abs_ipc_error, m.over_bound,
                   100 * kernel_error_bound, loops, m.loop_kernels, flat, m.validated - m.loop_kernels,
                   m.trend_kept, m.validated);
+    char aim_err[32] = "-", aim_speedup[32] = "-";
+    if (isfinite(m.within_aim_mean_abs_ipc_error))
+        snprintf(aim_err, sizeof(aim_err), "%.2f%%", 100 * m.within_aim_mean_abs_ipc_error);
+    if (isfinite(m.within_aim_hmean_speedup_loops))
+        snprintf(aim_speedup, sizeof(aim_speedup), "%.2fx", m.within_aim_hmean_speedup_loops);
+    mb_buf_printf(out,
+                  "Within the %.0f%% IPC aim on every config at some reduction: %zu of %zu kernels; at "
+                  "each one's largest such reduction, mean |IPC error| %s and harmonic-mean speedup "
+                  "%s over the %zu with loops.\n",
+                  100 * vipc_aim(), m.within_aim, m.validated, aim_err, aim_speedup,
+                  m.within_aim_loops);
 }
 
 
@@ -134,6 +176,14 @@ static mb_status summary_json(const mb_validate_suite *s, mb_buf *out, mb_error 
     json_object_set_new(means, "hmean_speedup_loop_kernels", vjson_number(m.hmean_speedup_loops));
     json_object_set_new(means, "hmean_speedup_loop_free_kernels", vjson_number(m.hmean_speedup_flat));
     json_object_set_new(means, "trend_kept", json_integer((json_int_t)m.trend_kept));
+    json_t *aim = json_object();
+    json_object_set_new(aim, "ipc_aim", json_real(vipc_aim()));
+    json_object_set_new(aim, "kernels", json_integer((json_int_t)m.within_aim));
+    json_object_set_new(aim, "loop_kernels", json_integer((json_int_t)m.within_aim_loops));
+    json_object_set_new(aim, "mean_abs_ipc_error", vjson_number(m.within_aim_mean_abs_ipc_error));
+    json_object_set_new(aim, "hmean_speedup_loop_kernels",
+                        vjson_number(m.within_aim_hmean_speedup_loops));
+    json_object_set_new(means, "within_aim", aim);
     json_object_set_new(root, "means", means);
     json_object_set_new(root, "kernels", kernels);
     st = vjson_dump(root, out, err);
@@ -144,12 +194,14 @@ static mb_status summary_json(const mb_validate_suite *s, mb_buf *out, mb_error 
 static void summary_csv(const mb_validate_suite *s, mb_buf *out)
 {
     mb_buf_puts(out, "example,kernel,has_loops,reduction,mean_abs_ipc_error,max_abs_ipc_error,"
-                     "worst_config,hmean_speedup,inst_ratio,trend_kept,first_divergence,failure\n");
+                     "worst_config,hmean_speedup,inst_ratio,trend_kept,first_divergence,"
+                     "r1_mean_abs_ipc_error,reduction_drift,within_aim_reduction,"
+                     "within_aim_mean_abs_ipc_error,within_aim_hmean_speedup,failure\n");
     for (size_t i = 0; i < s->nentries; i++) {
         const mb_validate_entry *e = &s->entries[i];
         if (!e->report) {
             /* the message may hold commas and quotes: CSV-quote it */
-            mb_buf_printf(out, "%s,,,,,,,,,,,\"", e->name);
+            mb_buf_printf(out, "%s,,,,,,,,,,,,,,,,\"", e->name);
             for (const char *c = e->failure ? e->failure : "?"; *c; c++) {
                 if (*c == '"')
                     mb_buf_putc(out, '"');
@@ -162,12 +214,21 @@ static void summary_csv(const mb_validate_suite *s, mb_buf *out)
         vheadline_of(e->report, &h);
         char label[32];
         vreduction_label(e->report->reductions[h.reduction], label, sizeof(label));
-        mb_buf_printf(out, "%s,%s,%d,%s,%.6g,%.6g,\"%s\",%.6g,%.6g,%d,%s,\n", e->name,
+        mb_buf_printf(out, "%s,%s,%d,%s,%.6g,%.6g,\"%s\",%.6g,%.6g,%d,%s", e->name,
                       e->report->kernel, e->report->has_loops, label, h.mean_abs_ipc_error,
                       h.max_abs_ipc_error, e->report->configs[h.worst_config], h.hmean_speedup,
                       h.inst_ratio, trend_kept_everywhere(e->report),
                       vcause_name(mb_validate_row_at(e->report, (size_t)h.worst_config, h.reduction)
                                       ->first_diverged));
+        vcsv_number(out, h.r1_mean_abs_ipc_error);
+        vcsv_number(out, h.reduction_drift);
+        char best[32] = "";
+        if (h.best >= 0)
+            vreduction_label(e->report->reductions[h.best], best, sizeof(best));
+        mb_buf_printf(out, ",%s", best);
+        vcsv_number(out, h.best_mean_abs_ipc_error);
+        vcsv_number(out, h.best_hmean_speedup);
+        mb_buf_puts(out, ",\n");
     }
 }
 
