@@ -197,6 +197,7 @@ typedef struct ctx {
     uint32_t dep_used;        /* its producers already used, by position */
     uint32_t dep_in_used;     /* its registers from outside the block already used */
     int dep_pending;          /* a producer outside the block has no register yet */
+    int join_loads;           /* outside producers: a load on a branch writes the value it replaces */
     int refill;               /* fillers made again keep their registers */
     memplan *plans;           /* one per memory record */
     int64_t *param_start;     /* estimated buffer start per parameter */

@@ -5,6 +5,7 @@
 #include "clone_ctx.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 /* Splits "add.s32" into opcode "add" and up to three types. */
@@ -76,6 +77,59 @@ static int loop_repeats(const ctx *c, int l)
     return 0;
 }
 
+/* Whether register `reg` appears in any slot but `skip_a` and `skip_b`
+ * (as an operand or a destination, in the slot or in what was inserted
+ * before it). */
+static int reg_mentioned(const ctx *c, const char *reg, const slot *skip_a, const slot *skip_b)
+{
+    const size_t len = strlen(reg);
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i <= c->b[k].nslots; i++) {
+            const slot *s = &c->b[k].slots[i];
+            if (s == skip_a || s == skip_b)
+                continue;
+            const char *texts[3] = {s->operands, s->val_before, s->guard};
+            for (int t = 0; t < 3; t++)
+                for (const char *p = texts[t]; p && (p = strstr(p, reg)); p += len)
+                    if (!isalnum((unsigned char)p[len]) && p[len] != '_')
+                        return 1;
+            for (size_t n = 0; n < s->nins; n++)
+                for (const char *p = s->ins[n].operands; p && (p = strstr(p, reg)); p += len)
+                    if (!isalnum((unsigned char)p[len]) && p[len] != '_')
+                        return 1;
+        }
+    return 0;
+}
+
+/* The original's register read after a branch had two definitions, one
+ * before the branch and a load on it (`x = 0; if (in) x = a[i]; s[t] = x`):
+ * both wrote one register, so the reader waits for the load on the threads
+ * that made it. The clone's load writes the register chosen for the reader
+ * where neither register is seen by any other instruction. */
+static void join_loads(ctx *c, const mb_sprof_block *sb, uint32_t g, const char *chosen, int cls)
+{
+    const slot *def = NULL;
+    for (uint32_t k = sb->in_reg[g]; k < sb->in_reg[g + 1]; k++) {
+        const slot *ps = &c->b[sb->in_def[k].block].slots[sb->in_def[k].index];
+        if (ps->dest && !strcmp(ps->dest, chosen))
+            def = ps;
+    }
+    for (uint32_t k = sb->in_reg[g]; k < sb->in_reg[g + 1]; k++) {
+        slot *ld = &c->b[sb->in_def[k].block].slots[sb->in_def[k].index];
+        const size_t len = ld->dest ? strlen(ld->dest) : 0;
+        if (ld->role != SLOT_MEM || !ld->dest || ld->dest_class != cls || strncmp(ld->op, "ld.", 3) ||
+            !strcmp(ld->dest, chosen) || strncmp(ld->operands, ld->dest, len) || ld->operands[len] != ',')
+            continue;
+        if (reg_mentioned(c, ld->dest, ld, NULL) || reg_mentioned(c, chosen, ld, def))
+            continue;
+        const char *ops = cx_fmt(c, "%s%s", chosen, ld->operands + len);
+        if (!ops)
+            continue; /* out of memory: the load keeps its own register */
+        ld->operands = ops;
+        ld->dest = chosen;
+    }
+}
+
 /* A producer outside the block for the next unused register of slot i read
  * from outside it (the profile's "dependences_in"): a value made before a
  * branch or a loop and read after it (a load used in a loop) must be waited
@@ -120,6 +174,8 @@ static const char *outside_source(ctx *c, int block, size_t i, int cls)
             c->dep_pending = 1;
         if (best) {
             c->dep_in_used |= bit;
+            if (c->join_loads)
+                join_loads(c, sb, g, best, cls);
             return best;
         }
     }

@@ -2456,7 +2456,9 @@ static mb_status memory_values(ctx *c)
             if (vec)
                 strcat(buf, "{");
             for (uint32_t v = 0; v < s->nvals && v < 8; v++) {
+                c->join_loads = 1;
                 const char *r = cx_producer(c, (int)k, i, s->val_class);
+                c->join_loads = 0;
                 if (!r)
                     r = cx_reg(c, s->val_class);
                 if (!r)

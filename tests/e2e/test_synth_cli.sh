@@ -28,6 +28,20 @@ expect_exit 1 "recursion is refused" -- "$MINIBENCH" synth "$TMP/cp/recurse.1" -
 expect_grep "$TMP/err" "kernel recurse: function depth calls itself \(recursion\)" "reason given"
 [ ! -e "$TMP/c" ] && pass || fail "a refused synth created its output directory"
 
+# --- a guarded load staged into shared memory (matmul's tiles: x = 0; if (in) x = a[i];
+# tile[t] = x): the clone's load writes the register its store reads, so the store
+# waits for the load as the original's did
+expect_exit 0 "profile matmul" -- "$MINIBENCH" profile "$EX/matmul/matmul.ptx" \
+  --launch "$EX/matmul/launch.json" -o "$TMP/mp"
+expect_exit 0 "synth matmul" -- "$MINIBENCH" synth "$TMP/mp/_Z12matmul_tiledPKfS0_Pfiii.0" --reduction 1 -o "$TMP/cm"
+loads=$(grep -cE "^\s*ld\.global\.f32 " "$TMP/cm/clone.ptx")
+joined=0
+for r in $(sed -nE 's/^\s*ld\.global\.f32 (%f[0-9]+), .*/\1/p' "$TMP/cm/clone.ptx"); do
+  grep -qE "^\s*st\.shared\.f32 \[[^]]*\], $r;" "$TMP/cm/clone.ptx" && joined=$((joined + 1))
+done
+[ "$loads" -eq 2 ] && [ "$joined" -eq 2 ] && pass ||
+  fail "matmul's clone: $joined of $loads tile loads write the register their store reads"
+
 # --- a kernel calling a device function: the callee is a .func, called for real
 expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
