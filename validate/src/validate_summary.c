@@ -89,6 +89,15 @@ static mb_status means_of(const mb_validate_suite *s, suite_means *m, mb_error *
     return MB_OK;
 }
 
+/* `v` printed with `fmt` (one conversion) into buf, or "-" when undefined. */
+static void figure(char *buf, size_t size, const char *fmt, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, size, fmt, v);
+    else
+        snprintf(buf, size, "-");
+}
+
 void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
 {
     char aim_head[32];
@@ -109,9 +118,8 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
         const mb_validate_row *worst = mb_validate_row_at(e->report, (size_t)h.worst_config, h.reduction);
         char cause[160];
         vcause_detail(&e->report->original[h.worst_config], worst, cause, sizeof(cause));
-        char r1[32] = "-", aim[48] = "none";
-        if (isfinite(h.r1_mean_abs_ipc_error))
-            snprintf(r1, sizeof(r1), "%.2f%%", 100 * h.r1_mean_abs_ipc_error);
+        char r1[32], aim[48] = "none";
+        figure(r1, sizeof(r1), "%.2f%%", 100 * h.r1_mean_abs_ipc_error);
         if (h.best >= 0) {
             char best[32];
             vreduction_label(e->report->reductions[h.best], best, sizeof(best));
@@ -127,11 +135,11 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
     mb_error ignored;
     if (means_of(s, &m, &ignored) != MB_OK)
         return;
-    char loops[32] = "-", flat[32] = "-";
-    if (isfinite(m.hmean_speedup_loops))
-        snprintf(loops, sizeof(loops), "%.2fx", m.hmean_speedup_loops);
-    if (isfinite(m.hmean_speedup_flat))
-        snprintf(flat, sizeof(flat), "%.2fx", m.hmean_speedup_flat);
+    char loops[32], flat[32], aim_err[32], aim_speedup[32];
+    figure(loops, sizeof(loops), "%.2fx", m.hmean_speedup_loops);
+    figure(flat, sizeof(flat), "%.2fx", m.hmean_speedup_flat);
+    figure(aim_err, sizeof(aim_err), "%.2f%%", 100 * m.within_aim_mean_abs_ipc_error);
+    figure(aim_speedup, sizeof(aim_speedup), "%.2fx", m.within_aim_hmean_speedup_loops);
     mb_buf_printf(out,
                   "\n%zu kernels validated, %zu not. Mean |IPC error| at the largest reduction: %.2f%% "
                   "(%zu kernels above %.0f%%). Harmonic-mean speedup: %s over %zu kernels with "
@@ -139,11 +147,6 @@ void mb_validate_suite_text(const mb_validate_suite *s, mb_buf *out)
                   m.validated, m.failed, 100 * m.mean_abs_ipc_error, m.over_bound,
                   100 * kernel_error_bound, loops, m.loop_kernels, flat, m.validated - m.loop_kernels,
                   m.trend_kept, m.validated);
-    char aim_err[32] = "-", aim_speedup[32] = "-";
-    if (isfinite(m.within_aim_mean_abs_ipc_error))
-        snprintf(aim_err, sizeof(aim_err), "%.2f%%", 100 * m.within_aim_mean_abs_ipc_error);
-    if (isfinite(m.within_aim_hmean_speedup_loops))
-        snprintf(aim_speedup, sizeof(aim_speedup), "%.2fx", m.within_aim_hmean_speedup_loops);
     mb_buf_printf(out,
                   "Within the %.0f%% IPC aim on every config at some reduction: %zu of %zu kernels; at "
                   "each one's largest such reduction, mean |IPC error| %s and harmonic-mean speedup "
