@@ -213,6 +213,7 @@ typedef struct prof_mem_result {
     prof_hist cc12_transactions;    /* transactions per request under 1.2/1.3 rules (shrinking segments) */
     prof_hist bank_degree;          /* shared: bank-conflict degree per request */
     prof_hist bank_cc1x;            /* shared: its half-warps' degrees on 16 banks, summed (1.x rule) */
+    prof_hist addresses;            /* const: distinct addresses per request (served one a cycle) */
     int affine;                     /* 1: every address equals the affine model */
     int64_t coef[16];               /* constant term, then one per feature */
     uint32_t ncoef;

@@ -348,6 +348,8 @@ static void memory_json(mb_json_writer *w, const mb_module *m, const func_prof *
         hist_json(w, "bank_conflict_degree", &r->bank_degree, 0);
     if (r->bank_cc1x.n)
         hist_json(w, "bank_cycles_cc1x", &r->bank_cc1x, 0);
+    if (r->addresses.n)
+        hist_json(w, "addresses_per_request", &r->addresses, 0);
     base_json(w, m, f, insn);
     sources_json(w, "address_sources", f->st->source[insn]);
     affine_json(w, "affine", r->affine, r->coef, r->ncoef, &f->info[insn]);

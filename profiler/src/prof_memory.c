@@ -43,6 +43,9 @@
  *   conflict-free half-warp passes Fermi-class hardware makes.
  *   Shared requests feed bank_degree only; every other space (global,
  *   local, const, param, ...) feeds sectors, lines, cc10 and cc12 only.
+ * addresses (space MB_SPACE_CONST only): the distinct start addresses of
+ *   the request's lanes; a constant cache serves one a cycle, a broadcast
+ *   to every lane asking for it.
  *   Addresses are state-space addresses as given, except local memory:
  *   its sectors, lines, cc10, cc12, footprint and reuse use the per-warp
  *   interleaved layout hardware gives it (local_units); lane strides and
@@ -99,7 +102,7 @@
 /* Histogram values below PM_DIRECT are counted in plain arrays and moved
  * to the prof_hist at prof_mem_finish(). */
 #define PM_DIRECT 65
-#define PM_DIRECT_UNITS 1u /* d_sectors, d_lines, d_cc10, d_cc12 */
+#define PM_DIRECT_UNITS 1u /* d_sectors, d_lines, d_cc10, d_cc12, d_addrs */
 #define PM_DIRECT_BANKS 2u /* d_bank, d_bank_cc1x */
 #define PM_STRIDE_CAP 4096
 #define PM_STRIDE_BIAS ((uint64_t)1 << 62)
@@ -180,7 +183,7 @@ typedef struct pm_memo {
     uint64_t lines;
     uint64_t line_lo, line_hi; /* the least and greatest of line[] */
     pm_verified verified;
-    uint64_t sectors, cc10, cc12, degree, degree_cc1x;
+    uint64_t sectors, cc10, cc12, degree, degree_cc1x, addrs;
     uint64_t delta[32];  /* a[i] - a[0] */
     uint64_t line_own[PM_MEMO_OWN_LINES];
     uint64_t *line_heap;
@@ -209,6 +212,7 @@ struct prof_mem {
      * a shared instruction never uses the first four, any other never the
      * last two, and many instructions of a launch never run */
     uint64_t d_sectors[PM_DIRECT], d_lines[PM_DIRECT], d_cc10[PM_DIRECT], d_cc12[PM_DIRECT];
+    uint64_t d_addrs[PM_DIRECT];
     uint64_t d_bank[PM_DIRECT], d_bank_cc1x[PM_DIRECT];
     pm_pending stride;
 
@@ -358,6 +362,7 @@ void prof_mem_free(prof_mem *pm)
     prof_hist_free(&pm->res.cc12_transactions);
     prof_hist_free(&pm->res.bank_degree);
     prof_hist_free(&pm->res.bank_cc1x);
+    prof_hist_free(&pm->res.addresses);
     prof_hist_free(&pm->res.lane_stride);
     prof_hist_free(&pm->res.reuse_log2);
     free(pm->tmp);
@@ -1543,6 +1548,8 @@ static void memo_flush(prof_mem *pm, pm_memo *m)
         add_reserved(pm->d_lines, &res->lines, m->lines, h);
         add_reserved(pm->d_cc10, &res->cc10_transactions, m->cc10, h);
         add_reserved(pm->d_cc12, &res->cc12_transactions, m->cc12, h);
+        if (m->space == MB_SPACE_CONST)
+            add_reserved(pm->d_addrs, &res->addresses, m->addrs, h);
     }
     for (uint32_t k = 0; k < m->nruns; k++)
         (void)prof_hist_add(&res->lane_stride, m->run_bucket[k], m->run_count[k] * h);
@@ -1862,7 +1869,8 @@ static int memo_adopt(prof_mem *pm, pm_memo *m, const prof_mem_request *req, int
     return count_value(pm->d_sectors, &res->sectors, m->sectors) &&
            count_value(pm->d_lines, &res->lines, m->lines) &&
            count_value(pm->d_cc10, &res->cc10_transactions, m->cc10) &&
-           count_value(pm->d_cc12, &res->cc12_transactions, m->cc12);
+           count_value(pm->d_cc12, &res->cc12_transactions, m->cc12) &&
+           (m->space != MB_SPACE_CONST || count_value(pm->d_addrs, &res->addresses, m->addrs));
 }
 
 prof_mem_shapes *prof_mem_take_shapes(prof_mem *pm)
@@ -1947,6 +1955,25 @@ static inline int constant_stride(const uint64_t *a, uint32_t n, uint64_t d)
 }
 
 /* Counts one request. */
+/* The distinct values among a[0..n) (n >= 1) into *out; 0 when out of memory. */
+static int distinct_addresses(prof_mem *pm, const uint64_t *a, uint32_t n, int cst, uint64_t d,
+                              uint64_t *out)
+{
+    if (cst) {
+        *out = d == 0 ? 1 : n;
+        return 1;
+    }
+    if (!grow_u64(&pm->tmp, &pm->tmp_cap, n))
+        return 0;
+    memcpy(pm->tmp, a, (size_t)n * sizeof(uint64_t));
+    sort_u64(pm->tmp, n);
+    uint64_t k = 1;
+    for (uint32_t i = 1; i < n; i++)
+        k += pm->tmp[i] != pm->tmp[i - 1];
+    *out = k;
+    return 1;
+}
+
 static int count_request(prof_mem *pm, const prof_mem_request *req)
 {
     const uint32_t n = req->lanes;
@@ -2071,7 +2098,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
     const uint64_t ad = neg ? (uint64_t)0 - d : d;
 
     /* sectors and the distinct lines */
-    uint64_t nsec, lfirst = 0, nlines, deg = 0, cc1x_cycles = 0, t10 = 0, t12 = 0;
+    uint64_t nsec, lfirst = 0, nlines, deg = 0, cc1x_cycles = 0, t10 = 0, t12 = 0, naddr = 0;
     int line_range = 0;
     const int local_uniform = local && cst && d == 0 && n == 32 && (a[0] & 3) + (bytes > 4 ? 4 : bytes) <= 4;
     if (local_uniform) {
@@ -2151,6 +2178,10 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
             !count_value(pm->d_cc10, &res->cc10_transactions, t10) ||
             !count_value(pm->d_cc12, &res->cc12_transactions, t12))
             return 0;
+        if (req->space == MB_SPACE_CONST &&
+            (!distinct_addresses(pm, a, n, cst, d, &naddr) ||
+             !count_value(pm->d_addrs, &res->addresses, naddr)))
+            return 0;
     }
 
     /* footprint and reuse */
@@ -2171,6 +2202,7 @@ static int count_request(prof_mem *pm, const prof_mem_request *req)
         memo->cc12 = t12;
         memo->degree = deg;
         memo->degree_cc1x = cc1x_cycles;
+        memo->addrs = naddr;
         memo_store(pm, memo, req, mask, cst, d, line_range ? NULL : pm->lines, lfirst, nlines);
         if (memo->valid)
             pm->memo_next[set] = (uint8_t)((way + 1) % PM_MEMO_WAYS);
@@ -2218,6 +2250,7 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
         prof_hist_direct_drain(&res->lines, pm->d_lines, PM_DIRECT, 0);
         prof_hist_direct_drain(&res->cc10_transactions, pm->d_cc10, PM_DIRECT, 0);
         prof_hist_direct_drain(&res->cc12_transactions, pm->d_cc12, PM_DIRECT, 0);
+        prof_hist_direct_drain(&res->addresses, pm->d_addrs, PM_DIRECT, 0);
     }
     if (pm->direct_ready & PM_DIRECT_BANKS) {
         prof_hist_direct_drain(&res->bank_degree, pm->d_bank, PM_DIRECT, 0);
@@ -2230,6 +2263,7 @@ const prof_mem_result *prof_mem_finish(prof_mem *pm)
     prof_hist_sort(&res->cc12_transactions);
     prof_hist_sort(&res->bank_degree);
     prof_hist_sort(&res->bank_cc1x);
+    prof_hist_sort(&res->addresses);
     prof_hist_sort(&res->lane_stride);
     prof_hist_sort(&res->reuse_log2);
     res->footprint_lines = pm->footprint.count;

@@ -26,6 +26,7 @@ static void same_result(const prof_mem_result *x, const prof_mem_result *y)
     same_hist(&x->cc12_transactions, &y->cc12_transactions);
     same_hist(&x->bank_degree, &y->bank_degree);
     same_hist(&x->bank_cc1x, &y->bank_cc1x);
+    same_hist(&x->addresses, &y->addresses);
     same_hist(&x->lane_stride, &y->lane_stride);
     same_hist(&x->reuse_log2, &y->reuse_log2);
     assert_int_equal(x->footprint_lines, y->footprint_lines);

@@ -823,6 +823,19 @@ static void test_random_crosscheck(void **state)
     }
 }
 
+/* The distinct values among a[0..n), by brute force. */
+static uint64_t ref_distinct(const uint64_t *a, uint32_t n)
+{
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = 0;
+        while (j < i && a[j] != a[i])
+            j++;
+        k += j == i;
+    }
+    return k;
+}
+
 /* A small exact multiset for expected histograms. */
 typedef struct expect_hist {
     uint64_t value[4096], count[4096];
@@ -900,7 +913,10 @@ static void test_repeated_shapes(void **state)
         memset(&e, 0, sizeof(e));
         memset(&banks, 0, sizeof(banks));
         uint32_t nseen = 0;
-        const mb_space space = rnd() % 2 ? MB_SPACE_SHARED : MB_SPACE_GLOBAL;
+        static expect_hist addrs;
+        memset(&addrs, 0, sizeof(addrs));
+        const int pick = (int)(rnd() % 3);
+        const mb_space space = pick == 0 ? MB_SPACE_SHARED : pick == 1 ? MB_SPACE_GLOBAL : MB_SPACE_CONST;
         prof_mem *pm = mk(0);
         uint32_t n, bytes, pn, pbytes;
         random_pattern(a, lanes, &n, &bytes);
@@ -930,6 +946,8 @@ static void test_repeated_shapes(void **state)
                 expect_add(&banks, ref_bank(b, xn, xbytes, 32), 1);
             else
                 expect_units_add(&e, b, xl, xn, xbytes);
+            if (space == MB_SPACE_CONST)
+                expect_add(&addrs, ref_distinct(b, xn), 1);
             expect_strides_add(&e, b, xn);
             for (uint32_t i = 0; i < xn; i++)
                 for (uint64_t l = b[i] / 128; l <= (b[i] + xbytes - 1) / 128; l++) {
@@ -944,9 +962,41 @@ static void test_repeated_shapes(void **state)
         assert_int_equal(r->requests, 24);
         expect_units_equal(&e, r);
         expect_equal(&banks, &r->bank_degree);
+        expect_equal(&addrs, &r->addresses);
         assert_int_equal(r->footprint_lines, nseen);
         prof_mem_free(pm);
     }
+}
+
+/* Constant requests: the distinct addresses, whatever the lanes' order,
+ * repeats and alignment; other spaces have none. */
+static void test_const_addresses(void **state)
+{
+    (void)state;
+    uint64_t a[32];
+    prof_mem *pm = mk(0);
+    stride_seq(a, 32, 4096, 0); /* a uniform load: one address */
+    add(pm, a, 32, 4, MB_SPACE_CONST);
+    stride_seq(a, 32, 4096, 4); /* every lane its word */
+    add(pm, a, 32, 4, MB_SPACE_CONST);
+    for (uint32_t i = 0; i < 32; i++) /* a 4x4 table read by two bytes: 5 words, out of order */
+        a[i] = 4096 + 4 * ((i * 7) % 5) * 3;
+    add(pm, a, 32, 4, MB_SPACE_CONST);
+    add(pm, a, 32, 4, MB_SPACE_CONST); /* a repeat (a memo hit) counts again */
+    for (uint32_t i = 0; i < 32; i++) /* the same shape moved by a line: the same count */
+        a[i] += 128;
+    add(pm, a, 32, 4, MB_SPACE_CONST);
+    const prof_mem_result *r = prof_mem_finish(pm);
+    assert_int_equal(r->addresses.total, 5);
+    assert_int_equal(hget(&r->addresses, 1), 1);
+    assert_int_equal(hget(&r->addresses, 32), 1);
+    assert_int_equal(hget(&r->addresses, 5), 3);
+    prof_mem_free(pm);
+
+    pm = mk(0);
+    add(pm, a, 32, 4, MB_SPACE_GLOBAL);
+    assert_int_equal(prof_mem_finish(pm)->addresses.n, 0);
+    prof_mem_free(pm);
 }
 
 /* --------------------------------------- strides, footprint, reuse */
@@ -2020,6 +2070,7 @@ int main(void)
         cmocka_unit_test(test_partial_warps),     cmocka_unit_test(test_divergent_lanes),
         cmocka_unit_test(test_bank_conflicts),    cmocka_unit_test(test_random_crosscheck),
         cmocka_unit_test(test_repeated_shapes),
+        cmocka_unit_test(test_const_addresses),
         cmocka_unit_test(test_stride_histogram),  cmocka_unit_test(test_footprint_and_reuse),
         cmocka_unit_test(test_scattered_shared), cmocka_unit_test(test_memo_hit_reuse),
         cmocka_unit_test(test_memos_given_up),
