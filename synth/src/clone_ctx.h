@@ -113,9 +113,10 @@ typedef struct memplan {
     const char *qaddr;      /* the address the request's lanes use */
     /* PLAN_PATTERN outside local and shared memory (clone_spread.c): the
      * lanes the sector spread covers (0: the whole warp, else a power of
-     * two, the lane masked to it) and the constant added to the warps'
-     * hash */
-    uint32_t swin, sadd;
+     * two, the lane masked to it), the constant added to the warps'
+     * hash, and the words per sector (0 or 1: one; constant loads, whose
+     * distinct words cost a cycle each, spread over up to 8) */
+    uint32_t swin, sadd, swords;
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
@@ -415,6 +416,15 @@ mb_status cx_refill(ctx *c, const int *blocks, const size_t *slots, size_t n);
 /* A register of class `cls` written by a producer the profile recorded for
  * slot i of `block` (each used once), or NULL. */
 const char *cx_producer(ctx *c, int block, size_t i, int cls);
+/* Before the values of store, red or atom slot i of `block` (nvals of them)
+ * are read with cx_producer: the producer the profile lists first is the
+ * address's when the block made more registers the access reads than it
+ * has values; the clone computes its own address, so that one is passed over. */
+void cx_skip_address_producer(ctx *c, int block, size_t i, uint32_t nvals);
+/* The position among slot i's recorded producers (dependences) of its
+ * address's, for a memory access reading nvals values, or -1 when the
+ * address was not made in the block or cannot be told from a value's. */
+int cx_address_dep(const ctx *c, int block, size_t i, uint32_t nvals);
 /* Whether a later ALU or conversion instruction of the block reads slot i's
  * result (the profile's producers) as a register of class `cls`. */
 int cx_read_as(const ctx *c, int block, size_t i, int cls);

@@ -248,6 +248,41 @@ static mb_status set(ctx *c, slot *s, const char *op, const char *operands, int 
     return op && operands ? MB_OK : cx_nomem(c);
 }
 
+int cx_address_dep(const ctx *c, int block, size_t i, uint32_t nvals)
+{
+    const mb_sprof_block *sb = &c->f->blocks[block];
+    const blk *b = &c->b[block];
+    if (!sb->dep_start)
+        return -1;
+    /* registers are listed in operand order: the guard, the address, the
+     * values; a producer of a predicate is the guard's */
+    int first = -1;
+    uint32_t n = 0;
+    for (uint32_t q = sb->dep_start[i]; q < sb->dep_start[i + 1]; q++) {
+        const size_t d = sb->dep[q];
+        if (d == 0 || d > i || b->slots[i - d].dest_class == MB_REG_PRED)
+            continue;
+        if (first < 0)
+            first = (int)(q - sb->dep_start[i]);
+        n++;
+    }
+    /* more producers in the block than values: the first is the address's */
+    return n > nvals ? first : -1;
+}
+
+void cx_skip_address_producer(ctx *c, int block, size_t i, uint32_t nvals)
+{
+    if (!c->f->blocks[block].dep_start)
+        return;
+    c->dep_block = block;
+    c->dep_slot = i;
+    c->dep_used = 0;
+    c->dep_in_used = 0;
+    const int q = cx_address_dep(c, block, i, nvals);
+    if (q >= 0 && q < 32)
+        c->dep_used = UINT32_C(1) << q;
+}
+
 const char *cx_producer(ctx *c, int block, size_t i, int cls)
 {
     if (!c->f->blocks[block].dep_start)

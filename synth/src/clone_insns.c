@@ -1487,11 +1487,17 @@ static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, cons
 /* Per-lane byte offset spreading a warp's lanes over S 32-byte sectors,
  * S drawn per warp from the distribution `h` (its hash plus `add`); the
  * lanes of a window of `win` lanes (0: the whole warp) span the S sectors,
- * so that partial warps touch S too (clone_spread.c). *smax gets the
- * largest S. One register per distribution and block; NULL when S is
- * always 1 (the offset is zero). */
-static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_t add, uint32_t *smax)
+ * so that partial warps touch S too, and over `words` words in each (a
+ * power of two up to 8, 32 / words bytes apart; 0 or 1: the sector's first
+ * word) (clone_spread.c). *smax gets the largest S. One register per
+ * distribution and block; NULL when every lane reads one word (the offset
+ * is zero). */
+static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_t add,
+                                 uint32_t words, uint32_t *smax)
 {
+    int lge = 0;
+    while (lge < 3 && (UINT32_C(1) << lge) < words)
+        lge++;
     uint32_t val[4];
     double share[4];
     size_t n = cx_draw_values(h, 32, val, share);
@@ -1499,24 +1505,30 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_
     for (size_t i = 0; i < n; i++)
         if (val[i] > *smax)
             *smax = val[i];
-    if (*smax == 1)
-        return NULL; /* every lane in one sector: no offset */
+    if (*smax == 1 && lge == 0)
+        return NULL; /* every lane on one word: no offset */
     const int lgw = (int)cx_spread_window_log2(win);
-    /* (values keep at most 40 characters: "sect" or "s", the window's log2
-     * and the constant's top bits, and at most 32 for the values) */
-    char key[40];
+    /* (values keep at most 44 characters: "sect" or "s", the window's log2
+     * and the constant's top bits, the words' log2, and at most 32 for the
+     * values) */
+    char key[44];
     int len = win || add ? snprintf(key, sizeof key, "s%d.%u", lgw, add >> 26) : snprintf(key, sizeof key, "sect");
+    if (lge)
+        len += snprintf(key + len, sizeof key - (size_t)len, "w%d", lge);
     for (size_t i = 0; i < n && len < 36; i++)
         len += snprintf(key + len, sizeof key - (size_t)len, ":%u/%u", val[i], (unsigned)(share[i] * 1023));
     const char *r = val_find(c, key);
     if (r)
         return r;
     const char *lane = lgw < 5 ? window_lane(c, UINT32_C(1) << lgw) : g_key(c, 1);
-    const char *sv = warp_choice(c, n > 1 ? warp_hash(c, add) : NULL, val, share, n);
+    uint32_t wv[4];
+    for (size_t i = 0; i < n; i++)
+        wv[i] = val[i] << lge; /* the words over the window, S * E */
+    const char *sv = warp_choice(c, n > 1 ? warp_hash(c, add) : NULL, wv, share, n);
     r = cx_reg(c, MB_REG_B32);
     pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %s", r, lane, sv));
     pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, %d", r, r, lgw));
-    pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, 5", r, r));
+    pro_add(c, "shl.b32", cx_fmt(c, "%s, %s, %d", r, r, 5 - lge));
     return val_put(c, key, r);
 }
 
@@ -1993,7 +2005,7 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
             return MB_OK;
         }
         uint32_t smax = 1;
-        const char *off = sector_spread(c, &mm->sectors, pl->swin, pl->sadd, &smax);
+        const char *off = sector_spread(c, &mm->sectors, pl->swin, pl->sadd, pl->swords, &smax);
         uint64_t span = (uint64_t)smax * 32;
         uint64_t region = pl->param >= 0 ? c->p->params[pl->param].buffer_bytes -
                                                c->p->params[pl->param].offset
@@ -2391,7 +2403,13 @@ static mb_status address_dependences(ctx *c)
             memcpy(reg, lb + 1, alen);
             reg[alen] = '\0';
             const int cls = !strncmp(reg, "%rd", 3) ? MB_REG_B64 : MB_REG_B32;
+            /* a store's value may come from an add too: only the address's producer */
+            const int aq = s->nvals ? cx_address_dep(c, (int)k, i, s->nvals) : -1;
+            if (s->nvals && aq < 0)
+                continue;
             for (uint32_t q = sb->dep_start[i]; q < sb->dep_start[i + 1]; q++) {
+                if (aq >= 0 && q - sb->dep_start[i] != (uint32_t)aq)
+                    continue;
                 const size_t j = i - sb->dep[q];
                 slot *add = &b->slots[j];
                 if (sb->dep[q] > i || !add->filler || !add->op || strncmp(add->op, "add.", 4) ||
@@ -2407,8 +2425,24 @@ static mb_status address_dependences(ctx *c)
                 int wb;
                 size_t wp;
                 char src[32];
-                if (!mul || writers_of(c, reg, alen, &wb, &wp) < 1 || (wb == (int)k && wp > 2 * j))
+                if (writers_of(c, reg, alen, &wb, &wp) < 1 || (wb == (int)k && wp > 2 * j))
                     continue;
+                if (!mul) {
+                    /* the address was the add's alone (a base plus an offset): the
+                     * add becomes the model's address plus 0 */
+                    const char *a_ops = cx_fmt(c, "%s, %s, 0", add->dest, reg);
+                    const char *ops = swap_address(c, s->operands, reg, add->dest);
+                    const char *before =
+                        s->val_before ? swap_address(c, s->val_before, reg, add->dest) : NULL;
+                    if (!a_ops || !ops || (s->val_before && !before))
+                        return cx_nomem(c);
+                    add->operands = a_ops;
+                    add->filler = 0; /* another access must not take it again */
+                    s->operands = ops;
+                    if (s->val_before)
+                        s->val_before = before;
+                    break;
+                }
                 /* the source the product reads: a value of the block's if it has
                  * one, else the register it reads, never an immediate (the same
                  * chain met again by another access keeps its register) */
@@ -2455,6 +2489,7 @@ static mb_status memory_values(ctx *c)
             const int vec = s->nvals > 1;
             if (vec)
                 strcat(buf, "{");
+            cx_skip_address_producer(c, (int)k, i, s->nvals);
             for (uint32_t v = 0; v < s->nvals && v < 8; v++) {
                 c->join_loads = 1;
                 const char *r = cx_producer(c, (int)k, i, s->val_class);

@@ -15,7 +15,16 @@
  * lists every request with its active lanes; the window and constant whose
  * requests come closest to the profiled distribution are kept, the whole
  * warp and no constant unless something else comes strictly closer, so
- * clones the old spread served keep their code. */
+ * clones the old spread served keep their code.
+ *
+ * A constant cache serves each distinct word of a request in a cycle, so a
+ * constant access also has its distinct words to match (the profile's
+ * addresses_per_request): its lanes spread over S sectors of E words each,
+ * `((lane & (W - 1)) * S * E) >> log2 W` words 32 / E bytes apart (E a
+ * power of two up to 8, the same for every warp), which touches the same
+ * sectors as E = 1 and S * E words. Of the windows, constants and E whose
+ * sectors stay near the profile's (a little farther than the nearest, at
+ * most 0.03), the one whose requests' words come closest is kept. */
 #include "clone_ctx.h"
 
 #include <stdlib.h>
@@ -112,6 +121,21 @@ static unsigned request_sectors(uint32_t mask, uint32_t s, unsigned lgw)
     return mb_popcount64(seen);
 }
 
+/* The distinct words a request with lanes `mask` reads at `words` words
+ * over the window: lane l reads word ((l & (W - 1)) * words) >> lgw. */
+static unsigned request_words(uint32_t mask, uint32_t words, unsigned lgw)
+{
+    uint64_t seen[4] = {0, 0, 0, 0};
+    uint32_t w = UINT32_C(1) << lgw;
+    for (uint32_t l = 0; l < 32; l++)
+        if (mask >> l & 1) {
+            uint32_t x = (((l & (w - 1)) * words) >> lgw) & 255;
+            seen[x >> 6] |= UINT64_C(1) << (x & 63);
+        }
+    return mb_popcount64(seen[0]) + mb_popcount64(seen[1]) + mb_popcount64(seen[2]) +
+           mb_popcount64(seen[3]);
+}
+
 /* The index of the warp's draw among n values, as warp_choice compares in
  * the PTX. */
 static size_t warp_draw(uint32_t warp, uint32_t add, const double *share, size_t n)
@@ -160,23 +184,43 @@ unsigned cx_spread_window_log2(uint32_t swin)
 /* The window and constant of acc[a]: the closest, or, as close, one an
  * earlier access with the same values took (they then share the offset
  * register, as equal distributions did before windows). */
+enum { SPREAD_WORD_LEVELS = 4 }; /* 1, 2, 4 or 8 words per sector */
+/* How much farther from the profile's sectors a constant access's spread
+ * may go for its words, and how far at most (compare checks 0.05). */
+#define SPREAD_SECTOR_SLACK 0.02
+#define SPREAD_SECTOR_LIMIT 0.03
+
 static mb_status choose(ctx *c, const sacc *acc, size_t a)
 {
     const sacc *A = &acc[a];
     memplan *pl = &c->plans[A->mem];
-    const mb_hist *h = &c->f->mem[A->mem].sectors;
+    const mb_sprof_mem *mm = &c->f->mem[A->mem];
+    const mb_hist *h = &mm->sectors;
     uint32_t val[4], val2[4];
     double share[4], share2[4];
     size_t nv = cx_draw_values(h, 32, val, share);
-    /* each request's sectors per window and value, so that trying the
-     * hash constants costs a lookup per request */
+    const int words = !strcmp(mm->space, "const") && mb_hist_total(&mm->addresses) > 0;
+    /* each request's sectors (and words) per window and value, so that
+     * trying the hash constants costs a lookup per request */
     uint8_t (*cnt)[5][4] = malloc((A->n + 1) * sizeof(*cnt));
-    if (!cnt)
+    uint8_t (*wcnt[SPREAD_WORD_LEVELS])[5][4] = {NULL, NULL, NULL, NULL};
+    int ok = cnt != NULL;
+    for (unsigned le = 0; words && ok && le < SPREAD_WORD_LEVELS; le++)
+        ok = (wcnt[le] = malloc((A->n + 1) * sizeof(*cnt))) != NULL;
+    if (!ok) {
+        free(cnt);
+        for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++)
+            free(wcnt[le]);
         return cx_nomem(c);
+    }
     for (size_t i = 0; i < A->n; i++)
         for (unsigned lgw = 1; lgw <= 5; lgw++)
-            for (size_t v = 0; v < nv; v++)
+            for (size_t v = 0; v < nv; v++) {
                 cnt[i][lgw - 1][v] = (uint8_t)request_sectors(A->req[i].mask, val[v], lgw);
+                for (unsigned le = 0; words && le < SPREAD_WORD_LEVELS; le++)
+                    wcnt[le][i][lgw - 1][v] =
+                        (uint8_t)request_words(A->req[i].mask, val[v] << le, lgw);
+            }
     double best = spread_tv(A, cnt, h, share, nv, 5, 0);
     size_t nadd = nv > 1 ? SPREAD_ADDS : 1;
     for (unsigned lgw = 5; lgw >= 1; lgw--)
@@ -201,7 +245,35 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
             break;
         }
     }
+    /* then the words: of the windows and constants whose sectors stay as
+     * near (within SPREAD_SECTOR_SLACK, never past SPREAD_SECTOR_LIMIT
+     * unless the nearest is), the one whose words come nearest */
+    pl->swords = 1;
+    if (words) {
+        const double limit = best < SPREAD_SECTOR_LIMIT
+                                 ? (best + SPREAD_SECTOR_SLACK < SPREAD_SECTOR_LIMIT ? best + SPREAD_SECTOR_SLACK
+                                                                                     : SPREAD_SECTOR_LIMIT)
+                                 : best + 1e-9;
+        double best_words =
+            spread_tv(A, wcnt[0], &mm->addresses, share, nv, cx_spread_window_log2(pl->swin), pl->sadd);
+        for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++)
+            for (unsigned lgw = 5; lgw >= 1; lgw--)
+                for (size_t k = 0; k < nadd; k++) {
+                    uint32_t add = (uint32_t)k << 26;
+                    if (spread_tv(A, cnt, h, share, nv, lgw, add) > limit)
+                        continue;
+                    double d = spread_tv(A, wcnt[le], &mm->addresses, share, nv, lgw, add);
+                    if (d < best_words - 1e-9) {
+                        best_words = d;
+                        pl->swin = lgw < 5 ? UINT32_C(1) << lgw : 0;
+                        pl->sadd = add;
+                        pl->swords = UINT32_C(1) << le;
+                    }
+                }
+    }
     free(cnt);
+    for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++)
+        free(wcnt[le]);
     return MB_OK;
 }
 

@@ -468,9 +468,9 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_s
     const char *w = where(fi, a, wbuf, sizeof wbuf);
     double r = c->tol ? c->tol->reduction : 1;
     out(c, "\nmemory (distributions compared by total variation distance)\n"
-           "  %-5s %-5s %-7s %-8s %9s %9s %7s %7s %7s %9s %9s %7s %7s %7s\n",
+           "  %-5s %-5s %-7s %-8s %9s %9s %7s %7s %7s %9s %9s %7s %7s %7s %7s %7s\n",
         "block", "line", "space", "op", "sect/rq A", "sect/rq B", "TV", "lines A", "lines B", "bank A",
-        "bank B", "TV", "1.x A", "1.x B");
+        "bank B", "TV", "1.x A", "1.x B", "addr A", "addr B");
     /* pair the k-th access of a block in A with the k-th of the same block in B */
     for (size_t i = 0; i < a->nmem; i++) {
         const mb_sprof_mem *x = &a->mem[i], *y = NULL;
@@ -489,14 +489,16 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_s
         }
         double ts = hist_tv(&x->sectors, &y->sectors), tb = hist_tv(&x->bank_conflicts, &y->bank_conflicts);
         /* shown, not checked: the mean 128-byte lines per request (what an
-         * L1 with lines of that size sees) and the cost under the 1.x rule */
+         * L1 with lines of that size sees), the cost under the 1.x rule and a
+         * constant access's distinct addresses (a cycle each) */
         const double ca = mb_hist_mean(&x->bank_cycles_cc1x), cb = mb_hist_mean(&y->bank_cycles_cc1x);
         const double la = mb_hist_mean(&x->lines), lb = mb_hist_mean(&y->lines);
-        out(c, "  %-5d %-5d %-7s %-8s %9.3f %9.3f %7.4f %7.3f %7.3f %9.3f %9.3f %7.4f %7.3f %7.3f\n", blk,
-            x->line, x->space, x->op, mb_hist_mean(&x->sectors), mb_hist_mean(&y->sectors), ts, la, lb,
-            mb_hist_mean(&x->bank_conflicts), mb_hist_mean(&y->bank_conflicts), tb, ca, cb);
+        const double aa = mb_hist_mean(&x->addresses), ab = mb_hist_mean(&y->addresses);
+        out(c, "  %-5d %-5d %-7s %-8s %9.3f %9.3f %7.4f %7.3f %7.3f %9.3f %9.3f %7.4f %7.3f %7.3f %7.3f %7.3f\n",
+            blk, x->line, x->space, x->op, mb_hist_mean(&x->sectors), mb_hist_mean(&y->sectors), ts, la,
+            lb, mb_hist_mean(&x->bank_conflicts), mb_hist_mean(&y->bank_conflicts), tb, ca, cb, aa, ab);
         json_array_append_new(
-            jarr, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+            jarr, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
                             "function", a->name, "block", blk,
                             "line", x->line, "space", x->space, "op", x->op, "op_b", y->op,
                             "sectors_mean_a", mb_hist_mean(&x->sectors), "sectors_mean_b",
@@ -504,7 +506,7 @@ static void compare_memory(cmp_ctx *c, const mb_sprof *pa, size_t fi, const mb_s
                             "lines_mean_b", lb, "bank_mean_a",
                             mb_hist_mean(&x->bank_conflicts), "bank_mean_b",
                             mb_hist_mean(&y->bank_conflicts), "bank_tv", tb, "bank_cc1x_mean_a", ca,
-                            "bank_cc1x_mean_b", cb));
+                            "bank_cc1x_mean_b", cb, "addresses_mean_a", aa, "addresses_mean_b", ab));
         if (!c->tol)
             continue;
         if (strcmp(x->space, y->space) != 0 || strcmp(x->op, y->op) != 0)

@@ -697,6 +697,7 @@ static mb_status load_memory(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
         TRY(get_hist(ld, jm, "lines_per_request", &m->lines));
         TRY(get_hist(ld, jm, "bank_conflict_degree", &m->bank_conflicts));
         TRY(get_hist(ld, jm, "bank_cycles_cc1x", &m->bank_cycles_cc1x));
+        TRY(get_hist(ld, jm, "addresses_per_request", &m->addresses));
         TRY(get_hist(ld, jm, "lane_stride", &m->lane_stride));
         TRY(get_hist(ld, jm, "reuse_distance_log2", &m->reuse_log2));
         json_t *fp = json_object_get(jm, "footprint_lines");

@@ -157,6 +157,7 @@ typedef struct mb_sprof_mem {
     uint64_t requests, thread_accesses, footprint_lines;
     mb_hist sectors, lines, bank_conflicts, lane_stride, reuse_log2;
     mb_hist bank_cycles_cc1x; /**< shared: half-warp degrees on 16 banks, summed (may be empty) */
+    mb_hist addresses;      /**< const: distinct addresses per request (may be empty) */
     const char *base_kind;  /**< "parameter", "global", "shared", "local", "unknown", "multiple" */
     int base_index;         /**< parameter index, -1 otherwise */
     const char *base_name;
