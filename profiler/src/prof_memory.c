@@ -43,13 +43,13 @@
  *   conflict-free half-warp passes Fermi-class hardware makes.
  *   Shared requests feed bank_degree only; every other space (global,
  *   local, const, param, ...) feeds sectors, lines, cc10 and cc12 only.
- * addresses (space MB_SPACE_CONST only): the distinct start addresses of
- *   the request's lanes; a constant cache serves one a cycle, a broadcast
- *   to every lane asking for it.
  *   Addresses are state-space addresses as given, except local memory:
  *   its sectors, lines, cc10, cc12, footprint and reuse use the per-warp
  *   interleaved layout hardware gives it (local_units); lane strides and
  *   the affine model use the addresses as given.
+ * addresses (space MB_SPACE_CONST only): the distinct start addresses of
+ *   the request's lanes; a constant cache serves one a cycle, a broadcast
+ *   to every lane asking for it.
  * space: the requests' space, MB_SPACE_NONE when they differ.
  * lane_stride: addr[i+1] - addr[i] for consecutive executing lanes, stored
  *   as (uint64)(difference) + 2^62. At most PM_STRIDE_CAP distinct values
@@ -1954,7 +1954,6 @@ static inline int constant_stride(const uint64_t *a, uint32_t n, uint64_t d)
     return rest == 0;
 }
 
-/* Counts one request. */
 /* The distinct values among a[0..n) (n >= 1) into *out; 0 when out of memory. */
 static int distinct_addresses(prof_mem *pm, const uint64_t *a, uint32_t n, int cst, uint64_t d,
                               uint64_t *out)
@@ -1974,6 +1973,7 @@ static int distinct_addresses(prof_mem *pm, const uint64_t *a, uint32_t n, int c
     return 1;
 }
 
+/* Counts one request. */
 static int count_request(prof_mem *pm, const prof_mem_request *req)
 {
     const uint32_t n = req->lanes;
