@@ -198,7 +198,7 @@ typedef struct ctx {
     uint32_t dep_used;        /* its producers already used, by position */
     uint32_t dep_in_used;     /* its registers from outside the block already used */
     int dep_pending;          /* a producer outside the block has no register yet */
-    int join_loads;           /* outside producers: a load on a branch writes the value it replaces */
+    int join_loads;           /* set by cx_value_producer: a load on a branch writes the value's register */
     int refill;               /* fillers made again keep their registers */
     memplan *plans;           /* one per memory record */
     int64_t *param_start;     /* estimated buffer start per parameter */
@@ -416,6 +416,10 @@ mb_status cx_refill(ctx *c, const int *blocks, const size_t *slots, size_t n);
 /* A register of class `cls` written by a producer the profile recorded for
  * slot i of `block` (each used once), or NULL. */
 const char *cx_producer(ctx *c, int block, size_t i, int cls);
+/* cx_producer for the value a store, red or atom writes: a load on a branch
+ * that the value's register also came from writes the register returned
+ * (join_loads in clone_forms.c). After the fillers. */
+const char *cx_value_producer(ctx *c, int block, size_t i, int cls);
 /* Before the values of store, red or atom slot i of `block` (nvals of them)
  * are read with cx_producer: the producer the profile lists first is the
  * address's when the block made more registers the access reads than it

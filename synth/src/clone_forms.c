@@ -291,6 +291,14 @@ const char *cx_producer(ctx *c, int block, size_t i, int cls)
     return r == pool[cls] ? NULL : r;
 }
 
+const char *cx_value_producer(ctx *c, int block, size_t i, int cls)
+{
+    c->join_loads = 1;
+    const char *r = cx_producer(c, block, i, cls);
+    c->join_loads = 0;
+    return r;
+}
+
 int cx_read_as(const ctx *c, int block, size_t i, int cls)
 {
     const mb_sprof_block *sb = &c->f->blocks[block];

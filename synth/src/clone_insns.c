@@ -1495,9 +1495,7 @@ static const char *warp_choice(ctx *c, const char *hw, const uint32_t *val, cons
 static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_t add,
                                  uint32_t words, uint32_t *smax)
 {
-    int lge = 0;
-    while (lge < 3 && (UINT32_C(1) << lge) < words)
-        lge++;
+    const int lge = words > 1 ? log2u(words) : 0;
     uint32_t val[4];
     double share[4];
     size_t n = cx_draw_values(h, 32, val, share);
@@ -2491,9 +2489,7 @@ static mb_status memory_values(ctx *c)
                 strcat(buf, "{");
             cx_skip_address_producer(c, (int)k, i, s->nvals);
             for (uint32_t v = 0; v < s->nvals && v < 8; v++) {
-                c->join_loads = 1;
-                const char *r = cx_producer(c, (int)k, i, s->val_class);
-                c->join_loads = 0;
+                const char *r = cx_value_producer(c, (int)k, i, s->val_class);
                 if (!r)
                     r = cx_reg(c, s->val_class);
                 if (!r)

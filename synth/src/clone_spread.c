@@ -109,27 +109,16 @@ static void visit(ctx *c, void *arg, uint32_t t, int block, const uint32_t *runs
     }
 }
 
-/* The sectors a request with lanes `mask` touches: lane l at sector
- * ((l & (W - 1)) * S) >> lgw. */
-static unsigned request_sectors(uint32_t mask, uint32_t s, unsigned lgw)
-{
-    uint64_t seen = 0;
-    uint32_t w = UINT32_C(1) << lgw;
-    for (uint32_t l = 0; l < 32; l++)
-        if (mask >> l & 1)
-            seen |= UINT64_C(1) << ((((l & (w - 1)) * s) >> lgw) & 63);
-    return mb_popcount64(seen);
-}
-
-/* The distinct words a request with lanes `mask` reads at `words` words
- * over the window: lane l reads word ((l & (W - 1)) * words) >> lgw. */
-static unsigned request_words(uint32_t mask, uint32_t words, unsigned lgw)
+/* The distinct units (sectors, or words) a request with lanes `mask` touches
+ * spread over `units` of them (at most 256): lane l takes unit
+ * ((l & (W - 1)) * units) >> lgw. */
+static unsigned request_units(uint32_t mask, uint32_t units, unsigned lgw)
 {
     uint64_t seen[4] = {0, 0, 0, 0};
     uint32_t w = UINT32_C(1) << lgw;
     for (uint32_t l = 0; l < 32; l++)
         if (mask >> l & 1) {
-            uint32_t x = (((l & (w - 1)) * words) >> lgw) & 255;
+            uint32_t x = (((l & (w - 1)) * units) >> lgw) & 255;
             seen[x >> 6] |= UINT64_C(1) << (x & 63);
         }
     return mb_popcount64(seen[0]) + mb_popcount64(seen[1]) + mb_popcount64(seen[2]) +
@@ -181,15 +170,17 @@ unsigned cx_spread_window_log2(uint32_t swin)
     return lgw;
 }
 
-/* The window and constant of acc[a]: the closest, or, as close, one an
- * earlier access with the same values took (they then share the offset
- * register, as equal distributions did before windows). */
 enum { SPREAD_WORD_LEVELS = 4 }; /* 1, 2, 4 or 8 words per sector */
 /* How much farther from the profile's sectors a constant access's spread
  * may go for its words, and how far at most (compare checks 0.05). */
 #define SPREAD_SECTOR_SLACK 0.02
 #define SPREAD_SECTOR_LIMIT 0.03
 
+/* The window and constant of acc[a]: the closest, or, as close, one an
+ * earlier access with the same values took (they then share the offset
+ * register, as equal distributions did before windows); for a constant
+ * access then its words per sector, with the window and constant that
+ * bring its words nearest while its sectors stay near. */
 static mb_status choose(ctx *c, const sacc *acc, size_t a)
 {
     const sacc *A = &acc[a];
@@ -216,10 +207,10 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
     for (size_t i = 0; i < A->n; i++)
         for (unsigned lgw = 1; lgw <= 5; lgw++)
             for (size_t v = 0; v < nv; v++) {
-                cnt[i][lgw - 1][v] = (uint8_t)request_sectors(A->req[i].mask, val[v], lgw);
+                cnt[i][lgw - 1][v] = (uint8_t)request_units(A->req[i].mask, val[v], lgw);
                 for (unsigned le = 0; words && le < SPREAD_WORD_LEVELS; le++)
                     wcnt[le][i][lgw - 1][v] =
-                        (uint8_t)request_words(A->req[i].mask, val[v] << le, lgw);
+                        (uint8_t)request_units(A->req[i].mask, val[v] << le, lgw);
             }
     double best = spread_tv(A, cnt, h, share, nv, 5, 0);
     size_t nadd = nv > 1 ? SPREAD_ADDS : 1;
@@ -250,18 +241,17 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
      * unless the nearest is), the one whose words come nearest */
     pl->swords = 1;
     if (words) {
-        const double limit = best < SPREAD_SECTOR_LIMIT
-                                 ? (best + SPREAD_SECTOR_SLACK < SPREAD_SECTOR_LIMIT ? best + SPREAD_SECTOR_SLACK
-                                                                                     : SPREAD_SECTOR_LIMIT)
-                                 : best + 1e-9;
+        double limit = best + SPREAD_SECTOR_SLACK;
+        if (limit > SPREAD_SECTOR_LIMIT)
+            limit = best < SPREAD_SECTOR_LIMIT ? SPREAD_SECTOR_LIMIT : best + 1e-9;
         double best_words =
             spread_tv(A, wcnt[0], &mm->addresses, share, nv, cx_spread_window_log2(pl->swin), pl->sadd);
-        for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++)
-            for (unsigned lgw = 5; lgw >= 1; lgw--)
-                for (size_t k = 0; k < nadd; k++) {
-                    uint32_t add = (uint32_t)k << 26;
-                    if (spread_tv(A, cnt, h, share, nv, lgw, add) > limit)
-                        continue;
+        for (unsigned lgw = 5; lgw >= 1; lgw--)
+            for (size_t k = 0; k < nadd; k++) {
+                uint32_t add = (uint32_t)k << 26;
+                if (spread_tv(A, cnt, h, share, nv, lgw, add) > limit)
+                    continue;
+                for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++) {
                     double d = spread_tv(A, wcnt[le], &mm->addresses, share, nv, lgw, add);
                     if (d < best_words - 1e-9) {
                         best_words = d;
@@ -270,6 +260,7 @@ static mb_status choose(ctx *c, const sacc *acc, size_t a)
                         pl->swords = UINT32_C(1) << le;
                     }
                 }
+            }
     }
     free(cnt);
     for (unsigned le = 0; le < SPREAD_WORD_LEVELS; le++)
