@@ -72,6 +72,15 @@ expect_grep "$TMP/out" "^vecadd +no +max .* kept +[0-9.]+% +R=max [0-9.]+x " "ve
 expect_grep "$TMP/out" "^Within the 3% IPC aim on every config at some reduction: [1-3] of 3 kernels" "the aim's line"
 expect_grep "$TMP/err" "example vecadd \(4 of 4\)" "progress names each example"
 expect_grep "$TMP/srep/reduce_seq/profile/index.json" '"index": 1' "the busiest launch is profiled"
+if command -v python3 >/dev/null; then
+  python3 - "$TMP/srep/summary.csv" <<'PY' && pass || fail "summary.csv: the refused kernel's row has every column"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) == 5 and len({len(r) for r in rows}) == 1, [len(r) for r in rows]
+recurse = [r for r in rows if r[0] == "recurse"][0]
+assert "recursion" in recurse[-1] and not any(recurse[1:-1]), recurse
+PY
+fi
 for f in summary.txt summary.csv summary.json summary_ipc.svg vecadd/validate.json vecadd/profile/index.json; do
   [ -s "$TMP/srep/$f" ] && pass || fail "suite file $f"
 done
