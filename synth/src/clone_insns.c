@@ -165,6 +165,50 @@ static size_t inputs_ready(const char *operands, char **regs, const size_t *read
     return at;
 }
 
+/* Whether need n is a 32-bit `mad.lo` or `mul.lo`. */
+static int is_product(const need *n)
+{
+    return !strcmp(n->op, "mad.lo.s32") || !strcmp(n->op, "mul.lo.s32");
+}
+
+/* A product split_products can turn into a shift: a `mad.lo.s32` or
+ * `mul.lo.s32` of a register by a power of two. */
+static int splittable_product(const need *n)
+{
+    const char *f[4];
+    size_t len[4];
+    const int mad = !strcmp(n->op, "mad.lo.s32");
+    if (!is_product(n))
+        return 0;
+    return cx_split_operands(n->operands, f, len, mad ? 4 : 3) && f[1][0] == '%' &&
+           cx_pow2_exponent(f[2], len[2]) >= 0;
+}
+
+/* The free filler slots of `b` whose token is `token`. */
+static size_t free_fillers(const blk *b, const char *token)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < b->nslots; i++)
+        n += b->slots[i].role == SLOT_FILLER && !strcmp(b->slots[i].token, token);
+    return n;
+}
+
+/* The needs of `b` after the k-th of sequence i that are products of
+ * `token` split_products cannot split. A product it can split leaves the
+ * original's products to those (transpose_shared's `ctaid.x * 32 + tid.x`
+ * took the entry block's one `mad` ahead of the shared tile's
+ * `tid.y * 33 + tid.x`, which then took an `add`'s place). */
+static size_t later_unsplittable(const blk *b, size_t i, size_t k, const char *token)
+{
+    size_t n = 0;
+    for (size_t i2 = i; i2 < b->nseqs; i2++)
+        for (size_t k2 = i2 == i ? k + 1 : 0; k2 < b->seqs[i2].n; k2++) {
+            const need *o = &b->seqs[i2].items[k2];
+            n += is_product(o) && !splittable_product(o) && !strcmp(o->token, token);
+        }
+    return n;
+}
+
 /* A filler slot becomes need n. */
 static void assign(ctx *c, slot *s, const need *n)
 {
@@ -206,7 +250,10 @@ static mb_status match_block(ctx *c, int block)
             if (start > eff)
                 start = eff;
             size_t found = SIZE_MAX;
-            for (size_t s2 = start; s2 < eff && found == SIZE_MAX; s2++)
+            /* else inserted, and split where a shift is free */
+            const int search = !splittable_product(n) ||
+                               later_unsplittable(b, i, k, n->token) < free_fillers(b, n->token);
+            for (size_t s2 = start; search && s2 < eff && found == SIZE_MAX; s2++)
                 if (b->slots[s2].role == SLOT_FILLER && strcmp(b->slots[s2].token, n->token) == 0)
                     found = s2;
             size_t done;
@@ -248,9 +295,10 @@ static int token_class(const char *token, int *kind)
 }
 
 /* The free filler of `block` nearest slot `at` that can stand for `token`:
- * the same token, else the same class and kind (ALU and conversions only;
- * memory and control are never exchanged). SIZE_MAX when none. */
-static size_t filler_for(const blk *b, const char *token, size_t at)
+ * the same token, else (unless `exact_only`) the same class and kind (ALU
+ * and conversions only; memory and control are never exchanged). SIZE_MAX
+ * when none. */
+static size_t filler_for(const blk *b, const char *token, size_t at, int exact_only)
 {
     int kind, cls = token_class(token, &kind);
     size_t best = SIZE_MAX, best_d = SIZE_MAX, alike = SIZE_MAX, alike_d = SIZE_MAX;
@@ -263,6 +311,8 @@ static size_t filler_for(const blk *b, const char *token, size_t at)
                 best = i, best_d = d;
             continue;
         }
+        if (exact_only)
+            continue;
         int k2, c2 = token_class(b->slots[i].token, &k2);
         if (c2 == cls && k2 == kind && (cls == MB_CLASS_ALU || cls == MB_CLASS_CONV) && d < alike_d)
             alike = i, alike_d = d;
@@ -491,6 +541,43 @@ static size_t exact_filler(const blk *b, const char *token)
     return SIZE_MAX;
 }
 
+/* Whether need n took a filler of its own token. */
+static int took_own_filler(const ctx *c, const need *n)
+{
+    return !strcmp(c->b[n->drop_block].slots[n->drop_slot].token, n->token);
+}
+
+/* Where a product split_products can split took a filler of its own token
+ * and one it cannot split took a filler of another in the same block, they
+ * exchange fillers, so that the first becomes the original's shift and add
+ * and the block keeps its products (see later_unsplittable). */
+static void give_products_own_fillers(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i <= c->b[k].nslots; i++)
+            for (size_t j = 0; j < c->b[k].slots[i].nins; j++) {
+                need *own = &c->b[k].slots[i].ins[j];
+                if (!own->op || own->uncovered || own->drop_block < 0 || !splittable_product(own) ||
+                    !took_own_filler(c, own))
+                    continue;
+                need *other = NULL;
+                for (size_t k2 = 0; k2 < c->nb && !other; k2++)
+                    for (size_t i2 = 0; i2 <= c->b[k2].nslots && !other; i2++)
+                        for (size_t j2 = 0; j2 < c->b[k2].slots[i2].nins && !other; j2++) {
+                            need *o = &c->b[k2].slots[i2].ins[j2];
+                            if (o->op && !o->uncovered && o->drop_block == own->drop_block &&
+                                !strcmp(o->token, own->token) && !splittable_product(o) &&
+                                !took_own_filler(c, o))
+                                other = o;
+                        }
+                if (other) {
+                    const size_t s = own->drop_slot;
+                    own->drop_slot = other->drop_slot;
+                    other->drop_slot = s;
+                }
+            }
+}
+
 /* After the drops: an inserted `mad.lo.s32 d, a, 2^k, b` (or `mul.lo.s32
  * d, a, 2^k`) that took the place of a filler of another opcode, in a
  * block that still has free `shl.b32` (and `add.s32`) fillers, becomes
@@ -502,6 +589,7 @@ static size_t exact_filler(const blk *b, const char *token)
  * clone whose mix matched the original's by class run slower. */
 static mb_status split_products(ctx *c)
 {
+    give_products_own_fillers(c);
     for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         for (size_t i = 0; i <= b->nslots; i++)
@@ -576,12 +664,21 @@ static void drop_fillers(ctx *c)
         for (size_t i = 0; i <= b->nslots; i++)
             for (size_t j = 0; j < b->slots[i].nins; j++) {
                 const char *token = b->slots[i].ins[j].token;
+                /* the same token in this block or a dominating one that
+                 * runs as often, before another opcode of its class here:
+                 * the kernel then runs the original's opcodes (tid_loop's
+                 * global index, made where its load needs it, takes the
+                 * entry block's `mad` rather than a shift beside the load) */
                 int at = (int)k;
-                size_t f = filler_for(b, token, i);
-                while (f == SIZE_MAX && at > 0 && c->b[at].idom >= 0) {
-                    at = c->b[at].idom;
-                    if (same_frequency(c, at, (int)k))
-                        f = filler_for(&c->b[at], token, c->b[at].nslots);
+                size_t f = SIZE_MAX;
+                for (int exact = 1; exact >= 0 && f == SIZE_MAX; exact--) {
+                    at = (int)k;
+                    f = filler_for(b, token, i, exact);
+                    while (f == SIZE_MAX && at > 0 && c->b[at].idom >= 0) {
+                        at = c->b[at].idom;
+                        if (same_frequency(c, at, (int)k))
+                            f = filler_for(&c->b[at], token, c->b[at].nslots, exact);
+                    }
                 }
                 /* else, for the quota accesses' per-thread values (made
                  * once for all of them, above the blocks that use them), a
@@ -591,7 +688,7 @@ static void drop_fillers(ctx *c)
                     if (o != k && same_frequency(c, (int)o, (int)k) && cx_dominates(c, (int)k, (int)o) &&
                         always_reaches(c, (int)k, (int)o)) {
                         at = (int)o;
-                        f = filler_for(&c->b[at], token, c->b[at].nslots);
+                        f = filler_for(&c->b[at], token, c->b[at].nslots, 0);
                     }
                 if (f != SIZE_MAX) {
                     c->b[at].slots[f].role = SLOT_DROPPED;

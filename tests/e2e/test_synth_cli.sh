@@ -79,6 +79,18 @@ for r in $(sed -nE 's/^\s*ld\.shared\.u32 %r[0-9]+, \[(%r[0-9]+)\+[0-9]+\];/\1/p
 done
 [ "$joined" -ge 8 ] && pass || fail "nw's clone: $joined shared reads wait for their address's add"
 
+# --- the original's products where the clone's values allow them: a product by
+# a power of two leaves the block's one `mad` to one that cannot become a shift and
+# an add (transpose_shared's entry block: ctaid.x * 32 + tid.x and tid.y * 33 + tid.x)
+expect_exit 0 "profile transpose_shared" -- "$MINIBENCH" profile "$EX/transpose_shared/transpose_shared.ptx" \
+  --launch "$EX/transpose_shared/launch.json" -o "$TMP/tp"
+expect_exit 0 "synth transpose_shared" -- "$MINIBENCH" synth "$TMP/tp/transpose_shared.0" --reduction 1 -o "$TMP/ct"
+check_clone "transpose_shared" "$TMP/ct"
+expect_exit 0 "compare transpose_shared" -- "$MINIBENCH" compare "$TMP/tp/transpose_shared.0" \
+  "$TMP/ct/prof/transpose_shared.0" --reduction 1
+mad=$(awk '$1 == "mad.s32" { d = $3 - $2; print (d < 0 ? -d : d) < 0.5 }' "$TMP/out")
+[ "$mad" = 1 ] && pass || fail "transpose_shared's clone: mad.s32 share off the original's ($(grep mad.s32 "$TMP/out"))"
+
 # --- a kernel calling a device function: the callee is a .func, called for real
 expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
