@@ -250,7 +250,8 @@ static mb_status match_block(ctx *c, int block)
             if (start > eff)
                 start = eff;
             size_t found = SIZE_MAX;
-            /* else inserted, and split where a shift is free */
+            /* a product split_products can make a shift and an add leaves
+             * its token's fillers to the later ones it cannot: inserted */
             const int search = !splittable_product(n) ||
                                later_unsplittable(b, i, k, n->token) < free_fillers(b, n->token);
             for (size_t s2 = start; search && s2 < eff && found == SIZE_MAX; s2++)
