@@ -142,11 +142,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Waits until `*value` differs from `seen` or `stop` is set, first polling,
- * then asleep on `cond` with `*sleeps` set. The other side stores its counter
- * before reading `*sleeps` and this side sets `*sleeps` before reading the
- * counter again (both sequentially consistent), so one of them sees the
- * other's store and no wake-up is lost. */
 static uint64_t now_ns(void)
 {
     struct timespec t;
@@ -154,6 +149,11 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Waits until `*value` differs from `seen` or `stop` is set, first polling,
+ * then asleep on `cond` with `*sleeps` set. The other side stores its counter
+ * before reading `*sleeps` and this side sets `*sleeps` before reading the
+ * counter again (both sequentially consistent), so one of them sees the
+ * other's store and no wake-up is lost. */
 static void wait_change(prof_relay *r, _Atomic uint64_t *value, uint64_t seen,
                         _Atomic int *sleeps, pthread_cond_t *cond)
 {

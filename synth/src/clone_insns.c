@@ -171,17 +171,22 @@ static int is_product(const need *n)
     return !strcmp(n->op, "mad.lo.s32") || !strcmp(n->op, "mul.lo.s32");
 }
 
-/* A product split_products can turn into a shift: a `mad.lo.s32` or
- * `mul.lo.s32` of a register by a power of two. */
+/* k when need n is a `mad.lo.s32` or `mul.lo.s32` of a register by 2^k
+ * (its operands then in f and len, four or three), else -1: a product
+ * split_products can turn into a shift. */
+static int product_shift(const need *n, const char **f, size_t *len)
+{
+    if (!is_product(n) || !cx_split_operands(n->operands, f, len, !strcmp(n->op, "mad.lo.s32") ? 4 : 3) ||
+        f[1][0] != '%')
+        return -1;
+    return cx_pow2_exponent(f[2], len[2]);
+}
+
 static int splittable_product(const need *n)
 {
     const char *f[4];
     size_t len[4];
-    const int mad = !strcmp(n->op, "mad.lo.s32");
-    if (!is_product(n))
-        return 0;
-    return cx_split_operands(n->operands, f, len, mad ? 4 : 3) && f[1][0] == '%' &&
-           cx_pow2_exponent(f[2], len[2]) >= 0;
+    return product_shift(n, f, len) >= 0;
 }
 
 /* The free filler slots of `b` whose token is `token`. */
@@ -552,6 +557,22 @@ static int took_own_filler(const ctx *c, const need *n)
  * and one it cannot split took a filler of another in the same block, they
  * exchange fillers, so that the first becomes the original's shift and add
  * and the block keeps its products (see later_unsplittable). */
+/* An inserted need with `own`'s token that split_products cannot split and
+ * that took a filler of another opcode in the block `own` took its filler
+ * in; NULL when none. */
+static need *unsplit_in_other_filler(ctx *c, const need *own)
+{
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i <= c->b[k].nslots; i++)
+            for (size_t j = 0; j < c->b[k].slots[i].nins; j++) {
+                need *o = &c->b[k].slots[i].ins[j];
+                if (o->op && !o->uncovered && o->drop_block == own->drop_block && !strcmp(o->token, own->token) &&
+                    !splittable_product(o) && !took_own_filler(c, o))
+                    return o;
+            }
+    return NULL;
+}
+
 static void give_products_own_fillers(ctx *c)
 {
     for (size_t k = 0; k < c->nb; k++)
@@ -561,16 +582,7 @@ static void give_products_own_fillers(ctx *c)
                 if (!own->op || own->uncovered || own->drop_block < 0 || !splittable_product(own) ||
                     !took_own_filler(c, own))
                     continue;
-                need *other = NULL;
-                for (size_t k2 = 0; k2 < c->nb && !other; k2++)
-                    for (size_t i2 = 0; i2 <= c->b[k2].nslots && !other; i2++)
-                        for (size_t j2 = 0; j2 < c->b[k2].slots[i2].nins && !other; j2++) {
-                            need *o = &c->b[k2].slots[i2].ins[j2];
-                            if (o->op && !o->uncovered && o->drop_block == own->drop_block &&
-                                !strcmp(o->token, own->token) && !splittable_product(o) &&
-                                !took_own_filler(c, o))
-                                other = o;
-                        }
+                need *other = unsplit_in_other_filler(c, own);
                 if (other) {
                     const size_t s = own->drop_slot;
                     own->drop_slot = other->drop_slot;
@@ -596,24 +608,18 @@ static mb_status split_products(ctx *c)
         for (size_t i = 0; i <= b->nslots; i++)
             for (size_t j = 0; j < b->slots[i].nins; j++) {
                 need *n = &b->slots[i].ins[j];
-                if (!n->op || n->uncovered || n->drop_block < 0)
-                    continue;
-                const int mad = !strcmp(n->op, "mad.lo.s32");
-                if (!mad && strcmp(n->op, "mul.lo.s32"))
-                    continue;
-                blk *at = &c->b[n->drop_block];
-                slot *taken = &at->slots[n->drop_slot];
-                if (!strcmp(taken->token, n->token))
-                    continue; /* its own opcode */
                 const char *f[4];
                 size_t len[4];
-                if (!cx_split_operands(n->operands, f, len, mad ? 4 : 3) || f[1][0] != '%')
-                    continue;
-                const int sh = cx_pow2_exponent(f[2], len[2]);
+                const int sh = n->op && !n->uncovered && n->drop_block >= 0 ? product_shift(n, f, len) : -1;
+                if (sh < 0 || took_own_filler(c, n))
+                    continue; /* not a product by 2^k, or in a filler of its own opcode */
+                const int mad = !strcmp(n->op, "mad.lo.s32");
+                blk *at = &c->b[n->drop_block];
+                slot *taken = &at->slots[n->drop_slot];
                 /* the shift takes a free shl filler; the add a free add
                  * filler, else the place the product took */
                 const size_t fs = exact_filler(at, "shl.b32");
-                if (sh < 0 || fs == SIZE_MAX)
+                if (fs == SIZE_MAX)
                     continue;
                 taken->role = SLOT_FILLER;
                 at->slots[fs].role = SLOT_DROPPED;
