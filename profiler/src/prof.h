@@ -94,6 +94,24 @@ typedef struct prof_static {
 mb_status prof_static_analyse(const mb_module *m, const mb_function *fn, const mb_cfg *cfg,
                               prof_static *out, mb_error *err);
 void prof_static_free(prof_static *s, const mb_cfg *cfg);
+/* Whether the instruction's operand 0 is a register it writes. */
+int prof_first_is_dest(const mb_function *fn, const mb_insn *insn);
+
+/* An address its block computes from a value it loaded (prof_index.c):
+ * var's start + offset + f(value), f the chain op_insn[0..nops) of
+ * integer conversions and mul, shl and and by immediates. */
+#define PROF_INDEX_MAX_OPS 6
+typedef struct prof_index {
+    uint32_t load;                        /* the load's instruction */
+    uint32_t nops;
+    uint32_t op_insn[PROF_INDEX_MAX_OPS]; /* in execution order */
+    const mb_var *var;                    /* a .shared or .local variable */
+    int64_t offset;
+} prof_index;
+
+/* 1 when memory instruction `insn` of fn (CFG cfg) has an indexed address. */
+int prof_index_find(const mb_module *m, const mb_function *fn, const mb_cfg *cfg, uint32_t insn,
+                    prof_index *out);
 
 /* ------------------------------------------------------ memory stats */
 

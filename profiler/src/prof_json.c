@@ -319,6 +319,41 @@ static void cond_json(mb_json_writer *w, const func_prof *f, const prof_cond_mod
     mb_json_object_end(w);
 }
 
+/* An address indexed by a loaded value (prof_index.c), when it has one. */
+static void index_json(mb_json_writer *w, const mb_module *m, const func_prof *f, uint32_t insn)
+{
+    prof_index ix;
+    if (!prof_index_find(m, f->fn, f->cfg, insn, &ix))
+        return;
+    mb_json_key(w, "index");
+    mb_json_object_begin(w);
+    member_int(w, "load", ix.load);
+    member_int(w, "load_line", (uint64_t)f->fn->insns[ix.load].line);
+    mb_json_key(w, "ops");
+    mb_json_array_begin(w);
+    for (uint32_t k = 0; k < ix.nops; k++) {
+        const mb_insn *in = &f->fn->insns[ix.op_insn[k]];
+        mb_buf text = MB_BUF_INIT;
+        mb_ptx_print_insn(m, f->fn, in, &text);
+        const char *t = text.data ? text.data : "";
+        mb_json_object_begin(w);
+        char op[48];
+        snprintf(op, sizeof op, "%.*s", (int)strcspn(t, " \t"), t);
+        member_string(w, "op", op);
+        if (in->noperands == 3) {
+            mb_json_key(w, "imm");
+            mb_json_int(w, (int64_t)mb_insn_operand(f->fn, in, 2)->u.bits);
+        }
+        mb_json_object_end(w);
+        mb_buf_free(&text);
+    }
+    mb_json_array_end(w);
+    member_string(w, "variable", ix.var->name);
+    mb_json_key(w, "offset");
+    mb_json_int(w, ix.offset);
+    mb_json_object_end(w);
+}
+
 static void memory_json(mb_json_writer *w, const mb_module *m, const func_prof *f, uint32_t insn)
 {
     const mb_insn *in = &f->fn->insns[insn];
@@ -353,6 +388,8 @@ static void memory_json(mb_json_writer *w, const mb_module *m, const func_prof *
     base_json(w, m, f, insn);
     sources_json(w, "address_sources", f->st->source[insn]);
     affine_json(w, "affine", r->affine, r->coef, r->ncoef, &f->info[insn]);
+    if (!r->affine)
+        index_json(w, m, f, insn);
     hist_json(w, "lane_stride", &r->lane_stride, (int64_t)1 << 62);
     member_int(w, "footprint_lines", r->footprint_lines);
     if (r->footprint_capped)

@@ -377,8 +377,8 @@ static int is_dest_kind(unsigned kind)
            kind == MB_OPND_SINK || kind == MB_OPND_SYMBOL;
 }
 
-/* Whether operand 0 is a destination. */
-static int first_is_dest(const mb_function *fn, const mb_insn *insn)
+/* Whether operand 0 is a destination (prof.h). */
+int prof_first_is_dest(const mb_function *fn, const mb_insn *insn)
 {
     if (insn->noperands == 0)
         return 0;
@@ -613,7 +613,7 @@ static void scan(ctx *c, const mb_insn *insn)
         }
     }
 
-    int dest = first_is_dest(fn, insn);
+    int dest = prof_first_is_dest(fn, insn);
     int memread = reads_memory(insn);
     for (unsigned k = 0; k < insn->noperands; k++) {
         const mb_operand *o = mb_insn_operand(fn, insn, k);

@@ -1013,6 +1013,127 @@ static void test_debug_builds(void **state)
     assert_true(checked > 50);
 }
 
+/* ------------------------------------------------- indexed addresses */
+
+/* A table indexed by a loaded byte (bins[data[i]], histogram-like): found
+ * with the load, its steps and the immediate offsets of the address. */
+static void test_index_shared_table(void **state)
+{
+    (void)state;
+    fixture fx;
+    analyse(&fx,
+            HEADER ".visible .entry k(.param .u64 d)\n{\n"
+                   " .reg .b16 %rs<2>; .reg .b32 %r<9>; .reg .b64 %rd<4>;\n"
+                   " .shared .align 4 .b8 bins[1024];\n"
+                   " ld.param.u64 %rd1, [d];\n cvta.to.global.u64 %rd2, %rd1;\n"
+                   " mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd3, %r1;\n add.s64 %rd3, %rd2, %rd3;\n"
+                   " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %r2, %rs1, 4;\n"
+                   " mov.u32 %r3, bins;\n add.s32 %r4, %r3, 8;\n add.s32 %r5, %r4, %r2;\n"
+                   " atom.shared.add.u32 %r6, [%r5+4], 1;\n"
+                   " shl.b32 %r7, %r1, 2;\n add.s32 %r8, %r3, %r7;\n st.shared.u32 [%r8], %r6;\n"
+                   " ret;\n}\n",
+            "k");
+    prof_index ix;
+    assert_true(prof_index_find(fx.m, fx.fn, &fx.cfg, find(&fx, "atom.shared"), &ix));
+    assert_int_equal(ix.load, find(&fx, "ld.global.u8"));
+    assert_int_equal(ix.nops, 1);
+    assert_int_equal(ix.op_insn[0], find(&fx, "mul.wide.u16"));
+    assert_string_equal(ix.var->name, "bins");
+    assert_int_equal(ix.offset, 12);
+    /* a thread-indexed address has no loaded value in it */
+    assert_false(prof_index_find(fx.m, fx.fn, &fx.cfg, find(&fx, "st.shared"), &ix));
+    /* nor has the load's own address, nor an instruction that is no access */
+    assert_false(prof_index_find(fx.m, fx.fn, &fx.cfg, find(&fx, "ld.global.u8"), &ix));
+    assert_false(prof_index_find(fx.m, fx.fn, &fx.cfg, find(&fx, "mul.wide.u16"), &ix));
+    assert_false(prof_index_find(fx.m, fx.fn, &fx.cfg, fx.fn->ninsns, &ix));
+    release(&fx);
+}
+
+/* A counter of the thread's .local frame indexed by a loaded word
+ * (local_array-like): the frame's register is defined once, in another
+ * block, and the chain has three steps. */
+static void test_index_local_frame(void **state)
+{
+    (void)state;
+    fixture fx;
+    analyse(&fx,
+            HEADER ".visible .entry k(.param .u64 d)\n{\n"
+                   " .local .align 16 .b8 depot[128];\n"
+                   " .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<8>; .reg .b64 %SPL;\n"
+                   " mov.u64 %SPL, depot;\n add.u64 %rd1, %SPL, 0;\n"
+                   " ld.param.u64 %rd2, [d];\n cvta.to.global.u64 %rd3, %rd2;\n mov.u32 %r1, 0;\n"
+                   "L1:\n mul.wide.u32 %rd4, %r1, 4;\n add.s64 %rd5, %rd3, %rd4;\n"
+                   " ld.global.u32 %r2, [%rd5];\n shl.b32 %r3, %r2, 2;\n cvt.u64.u32 %rd6, %r3;\n"
+                   " and.b64 %rd6, %rd6, 124;\n add.s64 %rd7, %rd1, %rd6;\n ld.local.u32 %r4, [%rd7];\n"
+                   " add.s32 %r5, %r4, 1;\n st.local.u32 [%rd7], %r5;\n"
+                   " add.s32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra L1;\n ret;\n}\n",
+            "k");
+    prof_index ix;
+    const char *const access[] = {"ld.local.u32", "st.local.u32"};
+    for (int a = 0; a < 2; a++) {
+        assert_true(prof_index_find(fx.m, fx.fn, &fx.cfg, find(&fx, access[a]), &ix));
+        assert_int_equal(ix.load, find(&fx, "ld.global.u32"));
+        assert_int_equal(ix.nops, 3);
+        assert_int_equal(ix.op_insn[0], find(&fx, "shl.b32"));
+        assert_int_equal(ix.op_insn[1], find(&fx, "cvt.u64.u32"));
+        assert_int_equal(ix.op_insn[2], find(&fx, "and.b64"));
+        assert_string_equal(ix.var->name, "depot");
+        assert_int_equal(ix.offset, 0);
+    }
+    release(&fx);
+}
+
+/* What the relation cannot be trusted on: a guarded step, a base register
+ * written twice, a step that is no multiply, shift, mask or conversion, a
+ * value loaded in another block, a loaded pointer, a .global table, and a
+ * .local variable that is not the whole frame. */
+static void test_index_refused(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {
+        /* guarded step */
+        " ld.global.u8 %rs1, [%rd3];\n @%p1 mul.wide.u16 %r2, %rs1, 4;\n mov.u32 %r3, tab;\n"
+        " add.s32 %r5, %r3, %r2;\n ld.shared.u32 %r6, [%r5];\n",
+        /* the base written twice */
+        " mov.u32 %r3, tab;\n @%p1 bra L2;\n mov.u32 %r3, tab2;\nL2:\n ld.global.u8 %rs1, [%rd3];\n"
+        " mul.wide.u16 %r2, %rs1, 4;\n add.s32 %r5, %r3, %r2;\n ld.shared.u32 %r6, [%r5];\n",
+        /* xor is no step */
+        " ld.global.u32 %r1, [%rd3];\n xor.b32 %r2, %r1, 12;\n mov.u32 %r3, tab;\n"
+        " add.s32 %r5, %r3, %r2;\n ld.shared.u32 %r6, [%r5];\n",
+        /* loaded in another block */
+        " ld.global.u8 %rs1, [%rd3];\n @%p1 bra L2;\nL2:\n mul.wide.u16 %r2, %rs1, 4;\n"
+        " mov.u32 %r3, tab;\n add.s32 %r5, %r3, %r2;\n ld.shared.u32 %r6, [%r5];\n",
+        /* a loaded pointer: no step between the load and the sum */
+        " ld.global.u32 %r2, [%rd3];\n mov.u32 %r3, tab;\n add.s32 %r5, %r3, %r2;\n"
+        " ld.shared.u32 %r6, [%r5];\n",
+        /* a .global table */
+        " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %rd4, %rs1, 4;\n mov.u64 %rd5, gtab;\n"
+        " add.s64 %rd6, %rd5, %rd4;\n ld.global.u32 %r6, [%rd6];\n",
+        /* one .local variable of two */
+        " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %rd4, %rs1, 4;\n mov.u64 %rd5, loc;\n"
+        " add.s64 %rd6, %rd5, %rd4;\n ld.local.u32 %r6, [%rd6];\n",
+    };
+    for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
+        static const char head[] =
+            HEADER ".global .align 4 .b8 gtab[1024];\n"
+                   ".visible .entry k(.param .u64 d)\n{\n"
+                   " .shared .align 4 .b8 tab[1024];\n .shared .align 4 .b8 tab2[1024];\n"
+                   " .local .align 4 .b8 loc[64];\n .local .align 4 .b8 loc2[64];\n"
+                   " .reg .pred %p<2>; .reg .b16 %rs<2>; .reg .b32 %r<9>; .reg .b64 %rd<8>;\n"
+                   " ld.param.u64 %rd1, [d];\n cvta.to.global.u64 %rd3, %rd1;\n"
+                   " mov.u32 %r7, %tid.x;\n setp.lt.u32 %p1, %r7, 4;\n";
+        char ptx[2048];
+        snprintf(ptx, sizeof ptx, "%s%s ret;\n}\n", head, bodies[b]);
+        fixture fx;
+        analyse(&fx, ptx, "k");
+        prof_index ix;
+        uint32_t last = fx.fn->ninsns - 2; /* the access before ret */
+        if (prof_index_find(fx.m, fx.fn, &fx.cfg, last, &ix))
+            fail_msg("body %zu: an index was found", b);
+        release(&fx);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1027,6 +1148,9 @@ int main(void)
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_flow_insensitive_fallback),
         cmocka_unit_test(test_large_function),
+        cmocka_unit_test(test_index_shared_table),
+        cmocka_unit_test(test_index_local_frame),
+        cmocka_unit_test(test_index_refused),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_debug_builds),
     };
