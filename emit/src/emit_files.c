@@ -26,9 +26,10 @@ mb_status mb_emit_launch(const mb_clone_model *m, mb_buf *out, mb_error *err)
         if (p->is_pointer) {
             if (!json_object_get(buffers, p->buffer))
                 json_object_set_new(buffers, p->buffer,
-                                    json_pack("{s:s, s:I, s:{s:s, s:i}}", "type", "b8", "bytes",
+                                    json_pack("{s:s, s:I, s:{s:s, s:i, s:i, s:i}}", "type", "b8", "bytes",
                                               (json_int_t)p->buffer_bytes, "init", "kind",
-                                              "random", "seed", (int)(m->seed % 1000000 + 1)));
+                                              "random", "seed", (int)(m->seed % 1000000 + 1),
+                                              "min", 0, "max", 255));
             json_array_append_new(args, p->offset ? json_pack("{s:s, s:I}", "buffer", p->buffer,
                                                               "offset", (json_int_t)p->offset)
                                                   : json_string(p->buffer));

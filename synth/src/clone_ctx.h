@@ -117,14 +117,21 @@ typedef struct memplan {
      * hash, and the words per sector (0 or 1: one; constant loads, whose
      * distinct words cost a cycle each, spread over up to 8) */
     uint32_t swin, sadd, swords;
+    /* PLAN_INDEX (clone_memory.c): the memory record of the load whose
+     * value indexes the address, and the earlier access of the block with
+     * the same index whose address register (ixaddr) it reuses (-1: none) */
+    int ixload, ixshare;
+    const char *ixaddr;
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
  * threads, which are not the original's, stay inside the buffer; PLAN_QUOTA:
  * a non-affine local access whose requests touch the profiled numbers of
  * sectors, or a non-affine shared one whose requests take the profiled
- * bank-conflict degrees (clone_quota.c) */
-enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA };
+ * bank-conflict degrees (clone_quota.c); PLAN_INDEX: a shared or local
+ * access indexed by a value its block loads from an input buffer, made the
+ * way the original made it (the profile's "index") */
+enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA, PLAN_INDEX };
 
 /* A request position register of PLAN_QUOTA accesses: the request index
  * i = warp + J * warps (J: iterations of its loop the thread finished, or,
@@ -279,6 +286,16 @@ int cx_pow2_exponent(const char *p, size_t len);
 /* Whether block a dominates block b (every block dominates itself). */
 int cx_dominates(const ctx *c, int a, int b);
 int cx_class_of_type(const char *type);
+
+/* A step of an indexed address (clone_memory.c): an integer cvt, mul.wide,
+ * mul.lo, shl or and, with the widths and register classes it reads and
+ * writes; cx_index_step returns 0 for any other op text. */
+typedef struct index_step {
+    unsigned src_bits, dst_bits;
+    int src_class, dst_class, src_signed;
+    int is_cvt, is_and, is_shl;
+} index_step;
+int cx_index_step(const char *op, index_step *st);
 uint64_t cx_rand(ctx *c);
 mb_status cx_nomem(ctx *c);
 mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands);

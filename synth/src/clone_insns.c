@@ -2063,6 +2063,10 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
     c->cur_block = block;
     if (pl->kind == PLAN_QUOTA)
         return MB_OK; /* per request (quota_address) */
+    if (pl->kind == PLAN_INDEX) {
+        pl->tbase = array_address(c, pl->array, pl->is64); /* the index is added per access */
+        return pl->tbase ? MB_OK : cx_nomem(c);
+    }
     const mb_sprof_mem *mm = &c->f->mem[pl->mem];
     const mb_clone_array *arr = pl->array >= 0 ? &c->m->arrays[pl->array] : NULL;
     const char *base;
@@ -2333,6 +2337,68 @@ static const char *counter_term(ctx *c, int block, size_t si, const char *parent
     return r;
 }
 
+/* `reg` of class `from` in class `to` (zero-extended or truncated), made
+ * in q when they differ. */
+static const char *convert_class(ctx *c, need_seq *q, const char *reg, int from, int to)
+{
+    static const char *const uname[MB_REG_CLASSES] = {[MB_REG_B16] = "u16", [MB_REG_B32] = "u32",
+                                                      [MB_REG_B64] = "u64"};
+    if (from == to)
+        return reg;
+    const char *r = cx_reg(c, to);
+    const char *op = r ? cx_fmt(c, "cvt.%s.%s", uname[to], uname[from]) : NULL;
+    const char *ops = op ? cx_fmt(c, "%s, %s", r, reg) : NULL;
+    return ops && cx_seq_add(c, q, op, ops) == MB_OK ? r : NULL;
+}
+
+/* PLAN_INDEX: the array's start plus the original's steps applied to the
+ * value its load of this block loaded, after that load. */
+static mb_status index_address(ctx *c, int block, memplan *pl)
+{
+    if (pl->ixshare >= 0) {
+        pl->ixaddr = c->plans[pl->ixshare].ixaddr;
+        return MB_OK;
+    }
+    const memplan *lp = &c->plans[pl->ixload];
+    const slot *ls = &c->b[block].slots[plan_slot(c, lp, block)];
+    const mb_sprof_index *ix = &c->f->mem[pl->mem].index;
+    if (!ls->dest || ls->dest_class < 0)
+        return mb_error_set(c->err, MB_ERR_INVALID, "", 0, 0,
+                            "kernel %s: the load indexing line %d has no register", c->p->kernel,
+                            c->f->mem[pl->mem].line);
+    need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
+    if (!q)
+        return cx_nomem(c);
+    q->min_start = plan_slot(c, lp, block) + 1;
+    const char *v = ls->dest;
+    int cls = ls->dest_class;
+    c->cur_block = block;
+    for (size_t k = 0; k < ix->nops && v; k++) {
+        index_step st;
+        if (!cx_index_step(ix->ops[k].op, &st))
+            return mb_error_set(c->err, MB_ERR_INVALID, "", 0, 0, "kernel %s: index step '%s'",
+                                c->p->kernel, ix->ops[k].op);
+        v = convert_class(c, q, v, cls, st.src_class);
+        const char *r = cx_reg(c, st.dst_class);
+        if (!v || !r)
+            return cx_nomem(c);
+        if (st.is_cvt)
+            ADD(q, ix->ops[k].op, "%s, %s", r, v);
+        else
+            ADD(q, ix->ops[k].op, "%s, %s, %lld", r, v, (long long)ix->ops[k].imm);
+        v = r;
+        cls = st.dst_class;
+    }
+    const int acls = pl->is64 ? MB_REG_B64 : MB_REG_B32;
+    v = v ? convert_class(c, q, v, cls, acls) : NULL;
+    const char *a = cx_reg(c, acls);
+    if (!v || !a)
+        return cx_nomem(c);
+    ADD(q, pl->is64 ? "add.s64" : "add.s32", "%s, %s, %s", a, pl->tbase, v);
+    pl->ixaddr = a;
+    return MB_OK;
+}
+
 /* The access itself, in its slot; loop terms added in the slot's sequence. */
 static mb_status memory_slot(ctx *c, int block, memplan *pl)
 {
@@ -2390,6 +2456,12 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
             return st;
         addr = pl->qaddr;
         off = 0;
+    }
+    if (pl->kind == PLAN_INDEX) {
+        mb_status st = index_address(c, block, pl);
+        if (st != MB_OK)
+            return st;
+        addr = pl->ixaddr;
     }
     const char *ty = type_of_token(c, mm->op);
     int cls = cx_class_of_type(ty);

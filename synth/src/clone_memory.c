@@ -3,6 +3,7 @@
  * the original's sizes. */
 #include "clone_ctx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,192 @@ static int quota_share(const ctx *c, size_t i)
     return -1;
 }
 
+/* An integer type of 16, 32 or 64 bits ("u16", "s32", "b64"): its bits,
+ * 0 for anything else. */
+static unsigned int_type_bits(const char *t, size_t len, int *is_signed)
+{
+    if (len != 3 || (t[0] != 'u' && t[0] != 's' && t[0] != 'b'))
+        return 0;
+    *is_signed = t[0] == 's';
+    return !strncmp(t + 1, "16", 2) ? 16 : !strncmp(t + 1, "32", 2) ? 32 : !strncmp(t + 1, "64", 2) ? 64 : 0;
+}
+
+static int class_of_bits(unsigned bits)
+{
+    return bits == 16 ? MB_REG_B16 : bits == 32 ? MB_REG_B32 : MB_REG_B64;
+}
+
+int cx_index_step(const char *op, index_step *st)
+{
+    const char *t = NULL, *last = strrchr(op, '.');
+    int sgn = 0, dsgn = 0;
+    memset(st, 0, sizeof *st);
+    if (!last)
+        return 0;
+    if (!strncmp(op, "cvt.", 4)) {
+        const char *d = op + 4, *dot = strchr(d, '.');
+        if (!dot || dot != last || !(st->dst_bits = int_type_bits(d, (size_t)(dot - d), &dsgn)) ||
+            !(st->src_bits = int_type_bits(last + 1, strlen(last + 1), &sgn)))
+            return 0;
+        st->is_cvt = 1;
+    } else if (!strncmp(op, "mul.wide.", 9)) {
+        t = op + 9;
+        if (t != last + 1 || !(st->src_bits = int_type_bits(t, strlen(t), &sgn)) || st->src_bits == 64)
+            return 0;
+        st->dst_bits = 2 * st->src_bits;
+    } else if (!strncmp(op, "mul.lo.", 7) || !strncmp(op, "shl.", 4) || !strncmp(op, "and.", 4)) {
+        t = op[0] == 'm' ? op + 7 : op + 4;
+        if (t != last + 1 || !(st->src_bits = int_type_bits(t, strlen(t), &sgn)))
+            return 0;
+        st->dst_bits = st->src_bits;
+        st->is_and = op[0] == 'a';
+        st->is_shl = op[0] == 's';
+    } else {
+        return 0;
+    }
+    st->src_signed = sgn;
+    st->src_class = class_of_bits(st->src_bits);
+    st->dst_class = class_of_bits(st->dst_bits);
+    return 1;
+}
+
+/* The largest value an index chain makes from loads of `width` bytes (any
+ * value the type holds: the clone's input is uniform bytes); UINT64_MAX
+ * when a step could make it negative or the bound passes 2^40. */
+static uint64_t index_bound(const mb_sprof_index *ix, uint32_t width)
+{
+    const uint64_t cap = (uint64_t)1 << 40;
+    uint64_t v = width >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * width)) - 1;
+    for (size_t k = 0; k < ix->nops; k++) {
+        index_step st;
+        if (!cx_index_step(ix->ops[k].op, &st) || (!st.is_cvt && !ix->ops[k].has_imm))
+            return UINT64_MAX;
+        uint64_t src_max = st.src_bits == 64 ? UINT64_MAX : ((uint64_t)1 << st.src_bits) - 1;
+        if (v > src_max)
+            v = src_max; /* the register holds the low bits */
+        if (st.src_signed && st.src_bits < 64 && v >> (st.src_bits - 1))
+            return UINT64_MAX; /* sign extension of a negative value */
+        uint64_t imm = (uint64_t)ix->ops[k].imm;
+        if (st.is_and)
+            v = v < imm ? v : imm;
+        else if (st.is_shl)
+            v = imm >= 40 || v >= cap >> imm ? UINT64_MAX : v << imm;
+        else if (!st.is_cvt)
+            v = imm && v > cap / imm ? UINT64_MAX : v * imm;
+        if (v == UINT64_MAX)
+            return v;
+        uint64_t dst_max = st.dst_bits == 64 ? UINT64_MAX : ((uint64_t)1 << st.dst_bits) - 1;
+        if (v > dst_max)
+            v = dst_max; /* wraps: a bound still */
+    }
+    return v > cap ? UINT64_MAX : v;
+}
+
+static uint64_t region_bytes(const ctx *c, const memplan *pl);
+
+/* Whether memory record k of the block of record i is a load before it
+ * whose buffer no store, atomic or reduction of the kernel writes (the
+ * clone's values there are its input's). */
+static int index_load_ok(const ctx *c, size_t i, size_t k)
+{
+    const mb_sprof_func *f = c->f;
+    const mb_sprof_mem *L = &f->mem[k];
+    const memplan *lp = &c->plans[k];
+    if (k >= i || cx_mem_block(c, (int)k) != cx_mem_block(c, (int)i) || strncmp(L->op, "ld.", 3) ||
+        strcmp(L->space, "global") || L->vector != 1 || lp->param < 0 || lp->param != L->base_index)
+        return 0;
+    const char *buffer = c->p->params[lp->param].buffer;
+    for (size_t j = 0; j < f->nmem; j++) {
+        const mb_sprof_mem *w = &f->mem[j];
+        if (!strncmp(w->op, "ld.", 3) || !strcmp(w->space, "shared") || !strcmp(w->space, "local"))
+            continue;
+        if (c->plans[j].param < 0 || !strcmp(c->p->params[c->plans[j].param].buffer, buffer))
+            return 0;
+    }
+    return 1;
+}
+
+static int same_index(const mb_sprof_index *a, const mb_sprof_index *b)
+{
+    if (a->load != b->load || a->nops != b->nops || a->offset != b->offset ||
+        strcmp(a->variable, b->variable))
+        return 0;
+    for (size_t k = 0; k < a->nops; k++)
+        if (strcmp(a->ops[k].op, b->ops[k].op) || a->ops[k].imm != b->ops[k].imm)
+            return 0;
+    return 1;
+}
+
+/* The total-variation distance between two independent samples of na and
+ * nb requests from the profiled distribution h that chance alone makes, on
+ * average: per value the mean absolute difference of the two shares,
+ * sqrt(2/pi) times its standard deviation (normal approximation). */
+static double sampling_distance(const mb_hist *h, double na, double nb)
+{
+    double total = (double)mb_hist_total(h), sum = 0;
+    if (total <= 0 || na < 1 || nb < 1)
+        return 1;
+    for (size_t k = 0; k < h->n; k++) {
+        double p = (double)h->count[k] / total;
+        sum += sqrt(p * (1 - p) * (1 / na + 1 / nb));
+    }
+    return 0.5 * 0.7978845608 * sum;
+}
+
+/* Shared and local accesses with an index the clone can reproduce become
+ * PLAN_INDEX: the same load's value through the same steps, inside the
+ * array. Its requests then draw their conflicts or sectors from the data,
+ * as the original's did; where the clone makes too few of them for that
+ * draw to land within the check's tolerance of the profiled distribution
+ * (chance alone would move it further, as it moves the original's own
+ * between inputs), the access keeps the quotas that replay the
+ * distribution. */
+static void plan_indexes(ctx *c)
+{
+    const mb_sprof_func *f = c->f;
+    for (size_t i = 0; i < f->nmem; i++) {
+        const mb_sprof_mem *mm = &f->mem[i];
+        memplan *pl = &c->plans[i];
+        const mb_sprof_index *ix = &mm->index;
+        if (ix->load < 0 || pl->array < 0 || (strcmp(mm->space, "shared") && strcmp(mm->space, "local")))
+            continue;
+        const mb_clone_array *arr = &c->m->arrays[pl->array];
+        if (!strcmp(mm->space, "shared") ? strcmp(arr->name, ix->variable) != 0
+                                         : strcmp(arr->name, "__clone_local") != 0)
+            continue;
+        size_t k = 0;
+        while (k < f->nmem && f->mem[k].insn != (uint64_t)ix->load)
+            k++;
+        if (k == f->nmem || !index_load_ok(c, i, k))
+            continue;
+        const int b = cx_mem_block(c, (int)i);
+        const double na = (double)mm->requests,
+                     nb = f->blocks[b].ecount
+                              ? na * mb_sprof_func_expected_ecount(f, b, c->m->reduction) /
+                                    (double)f->blocks[b].ecount
+                              : 0;
+        const mb_hist *dist = strcmp(mm->space, "shared") == 0 ? &mm->bank_conflicts : &mm->sectors;
+        if (sampling_distance(dist, na, nb) > mb_compare_default_tolerance(c->m->reduction).distribution)
+            continue;
+        uint64_t most = index_bound(ix, f->mem[k].width), w = (uint64_t)mm->width * mm->vector;
+        uint64_t room = region_bytes(c, pl);
+        if (most == UINT64_MAX || ix->offset < 0 || (uint64_t)ix->offset > room ||
+            most + w > room - (uint64_t)ix->offset)
+            continue;
+        pl->kind = PLAN_INDEX;
+        pl->ixload = (int)k;
+        pl->qbank = 0;
+        pl->qrows = 0;
+        pl->is64 = strcmp(mm->space, "local") == 0;
+        pl->offset = ix->offset;
+        for (size_t j = 0; j < i && pl->ixshare < 0; j++)
+            if (c->plans[j].kind == PLAN_INDEX && c->plans[j].ixshare < 0 &&
+                cx_mem_block(c, (int)j) == cx_mem_block(c, (int)i) && c->plans[j].array == pl->array &&
+                same_index(&f->mem[j].index, ix))
+                pl->ixshare = (int)j;
+    }
+}
+
 mb_status cx_plan_memory(ctx *c)
 {
     mb_status st = plan_arrays(c);
@@ -216,6 +403,8 @@ mb_status cx_plan_memory(ctx *c)
         pl->qbank = pl->qindex = 0;
         pl->qrows = 0;
         pl->swin = pl->sadd = 0;
+        pl->ixload = pl->ixshare = -1;
+        pl->ixaddr = NULL;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
             int dim, l = cx_var_loop(mm->affine.var[k]);
@@ -271,9 +460,11 @@ mb_status cx_plan_memory(ctx *c)
             if (pl->param != mm->base_index)
                 pl->kind = PLAN_PATTERN;
         }
-        if (pl->kind == PLAN_QUOTA)
-            pl->qshare = quota_share(c, i);
     }
+    plan_indexes(c);
+    for (size_t i = 0; i < f->nmem; i++)
+        if (c->plans[i].kind == PLAN_QUOTA)
+            c->plans[i].qshare = quota_share(c, i);
     return MB_OK;
 }
 

@@ -666,6 +666,45 @@ static mb_status load_cond_model(loader *ld, json_t *jb, const mb_cond_model **o
     return MB_OK;
 }
 
+/* "index" of a memory record: absent or an object (docs/formats.md). */
+static mb_status load_index(loader *ld, json_t *jm, int fi, size_t i, mb_sprof_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->load = -1;
+    json_t *ji = json_object_get(jm, "index"), *ops;
+    if (!ji || json_is_null(ji))
+        return MB_OK;
+    if (!json_is_object(ji))
+        return fail(ld, "'index' must be an object");
+    at(ld, "functions[%d].memory[%zu].index", fi, i);
+    uint64_t load;
+    json_t *off = json_object_get(ji, "offset");
+    TRY(get_u64(ld, ji, "load", &load));
+    TRY(get_str(ld, ji, "variable", 0, &ix->variable));
+    if (!json_is_integer(off))
+        return fail(ld, "'offset' must be an integer");
+    TRY(get_array(ld, ji, "ops", &ops, &ix->nops));
+    if (ix->nops == 0 || ix->nops > 6)
+        return fail(ld, "'ops' must have 1 to 6 steps");
+    ix->ops = alloc_array(ld, ix->nops, sizeof(*ix->ops));
+    if (!ix->ops)
+        return nomem(ld);
+    for (size_t k = 0; k < ix->nops; k++) {
+        json_t *jo = json_array_get(ops, k), *imm;
+        if (!json_is_object(jo))
+            return fail(ld, "'ops' steps must be objects");
+        TRY(get_str(ld, jo, "op", 0, &ix->ops[k].op));
+        imm = json_object_get(jo, "imm");
+        if (imm && (!json_is_integer(imm) || json_integer_value(imm) < 0))
+            return fail(ld, "'ops' immediates must be non-negative integers");
+        ix->ops[k].has_imm = imm != NULL;
+        ix->ops[k].imm = imm ? (int64_t)json_integer_value(imm) : 0;
+    }
+    ix->load = load > UINT32_MAX ? -1 : (int64_t)load;
+    ix->offset = (int64_t)json_integer_value(off);
+    return MB_OK;
+}
+
 static mb_status load_memory(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
 {
     json_t *arr;
@@ -716,6 +755,7 @@ static mb_status load_memory(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
                 m->base_index = (int)json_integer_value(ix);
         }
         TRY(load_affine(ld, jm, &m->affine));
+        TRY(load_index(ld, jm, fi, i, &m->index));
     }
     return MB_OK;
 }

@@ -83,7 +83,25 @@ static void test_parse_fields(void **state)
     assert_true(f->mem[0].affine.exact);
     assert_int_equal(f->mem[0].affine.nterms, 2);
     assert_int_equal(f->mem[0].base_index, 0);
+    assert_int_equal(f->mem[0].index.load, -1); /* no "index": none */
     assert_int_equal(f->branches[0].taken, 32);
+    mb_sprof_free(p);
+    /* an indexed address */
+    text = replace(base_json, "\"footprint_lines\": 1",
+                   "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"load_line\": 11, \"ops\": "
+                   "[{\"op\": \"mul.wide.u16\", \"imm\": 4}, {\"op\": \"cvt.u64.u32\"}], "
+                   "\"variable\": \"tab\", \"offset\": 8}");
+    p = parse(text);
+    free(text);
+    f = mb_sprof_kernel(p);
+    assert_int_equal(f->mem[0].index.load, 2);
+    assert_int_equal(f->mem[0].index.nops, 2);
+    assert_string_equal(f->mem[0].index.ops[0].op, "mul.wide.u16");
+    assert_true(f->mem[0].index.ops[0].has_imm);
+    assert_int_equal(f->mem[0].index.ops[0].imm, 4);
+    assert_false(f->mem[0].index.ops[1].has_imm);
+    assert_string_equal(f->mem[0].index.variable, "tab");
+    assert_int_equal(f->mem[0].index.offset, 8);
     mb_sprof_free(p);
 }
 
@@ -149,6 +167,30 @@ static void test_parse_errors(void **state)
          "'dependences_in' word 0 ('1.0|')"},
         {"\"dependences\": \"- 1\"", "\"dependences\": \"- 1\", \"dependences_in\": \"1.3 -\"",
          "'dependences_in' names instruction 1.3, which does not exist"},
+        /* an indexed address: each member checked, the place named */
+        {"\"footprint_lines\": 1", "\"footprint_lines\": 1, \"index\": 3",
+         "functions[0].memory[0]: 'index' must be an object"},
+        {"\"footprint_lines\": 1", "\"footprint_lines\": 1, \"index\": {\"ops\": []}",
+         "functions[0].memory[0].index: 'load' must be a non-negative integer"},
+        {"\"footprint_lines\": 1",
+         "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"variable\": \"t\", \"ops\": []}",
+         "functions[0].memory[0].index: 'offset' must be an integer"},
+        {"\"footprint_lines\": 1",
+         "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"variable\": \"t\", \"offset\": 0, "
+         "\"ops\": []}",
+         "functions[0].memory[0].index: 'ops' must have 1 to 6 steps"},
+        {"\"footprint_lines\": 1",
+         "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"variable\": \"t\", \"offset\": 0, "
+         "\"ops\": [7]}",
+         "'ops' steps must be objects"},
+        {"\"footprint_lines\": 1",
+         "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"variable\": \"t\", \"offset\": 0, "
+         "\"ops\": [{\"op\": \"shl.b32\", \"imm\": -2}]}",
+         "'ops' immediates must be non-negative integers"},
+        {"\"footprint_lines\": 1",
+         "\"footprint_lines\": 1, \"index\": {\"load\": 2, \"offset\": 0, "
+         "\"ops\": [{\"op\": \"shl.b32\", \"imm\": 2}]}",
+         "functions[0].memory[0].index: 'variable'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *s = replace(base_json, bad[i].from, bad[i].to);

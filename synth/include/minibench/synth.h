@@ -148,6 +148,23 @@ typedef struct mb_sprof_branch {
     const mb_cond_model *model; /**< condition_model, NULL when the profile has none */
 } mb_sprof_branch;
 
+/** One step of an indexed address: an integer cvt, or mul/shl/and by an immediate. */
+typedef struct mb_sprof_index_op {
+    const char *op;         /**< "mul.wide.u16", "shl.b32", "cvt.u64.u32", ... */
+    int has_imm;
+    int64_t imm;
+} mb_sprof_index_op;
+
+/** An address indexed by a loaded value (profile "index"): the start of
+ *  `variable` + offset + ops applied to what instruction `load` loaded. */
+typedef struct mb_sprof_index {
+    int64_t load;           /**< the load's instruction; -1: the address has no index */
+    size_t nops;
+    mb_sprof_index_op *ops;
+    const char *variable;
+    int64_t offset;
+} mb_sprof_index;
+
 typedef struct mb_sprof_mem {
     uint32_t insn;
     int line;
@@ -162,6 +179,7 @@ typedef struct mb_sprof_mem {
     int base_index;         /**< parameter index, -1 otherwise */
     const char *base_name;
     mb_affine affine;
+    mb_sprof_index index;
 } mb_sprof_mem;
 
 typedef struct mb_sprof_func {
