@@ -20,21 +20,27 @@ static int is_op(const mb_insn *in, mb_opcode op)
     return in->opcode == (uint16_t)op;
 }
 
+static int list_has_reg(const mb_function *fn, const mb_operand *o, uint32_t reg)
+{
+    for (uint32_t k = 0; k < o->u.list.count && (uint64_t)o->u.list.first + k < fn->noperands; k++) {
+        const mb_operand *e = &fn->operands[o->u.list.first + k];
+        if (e->kind == MB_OPND_REG && e->u.reg == reg)
+            return 1;
+    }
+    return 0;
+}
+
 static int writes_reg(const mb_function *fn, const mb_insn *in, uint32_t reg)
 {
+    const mb_operand *o = in->noperands ? mb_insn_operand(fn, in, 0) : NULL;
+    if (o && is_op(in, MB_OP_CALL) && o->kind == MB_OPND_LIST) /* call (%r), f, ...: its results */
+        return list_has_reg(fn, o, reg);
     if (!prof_first_is_dest(fn, in))
         return 0;
-    const mb_operand *o = mb_insn_operand(fn, in, 0);
     switch (o->kind) {
     case MB_OPND_REG: return o->u.reg == reg;
     case MB_OPND_PAIR: return o->u.pair.first == reg || o->u.pair.second == reg;
-    case MB_OPND_VEC:
-        for (uint32_t k = 0; k < o->u.list.count; k++) {
-            const mb_operand *e = &fn->operands[o->u.list.first + k];
-            if (e->kind == MB_OPND_REG && e->u.reg == reg)
-                return 1;
-        }
-        return 0;
+    case MB_OPND_VEC: return list_has_reg(fn, o, reg);
     default: return 0;
     }
 }

@@ -1085,8 +1085,9 @@ static void test_index_local_frame(void **state)
 
 /* What the relation cannot be trusted on: a guarded step, a base register
  * written twice, a step that is no multiply, shift, mask or conversion, a
- * value loaded in another block, a loaded pointer, a .global table, and a
- * .local variable that is not the whole frame. */
+ * value loaded in another block, a loaded pointer, a .global table, a
+ * call's result over the index, and a .local variable that is not the
+ * whole frame. */
 static void test_index_refused(void **state)
 {
     (void)state;
@@ -1109,6 +1110,9 @@ static void test_index_refused(void **state)
         /* a .global table */
         " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %rd4, %rs1, 4;\n mov.u64 %rd5, gtab;\n"
         " add.s64 %rd6, %rd5, %rd4;\n ld.global.u32 %r6, [%rd6];\n",
+        /* a call's result overwrites the index */
+        " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %r2, %rs1, 4;\n call (%r2), g, ();\n"
+        " mov.u32 %r3, tab;\n add.s32 %r5, %r3, %r2;\n ld.shared.u32 %r6, [%r5];\n",
         /* one .local variable of two */
         " ld.global.u8 %rs1, [%rd3];\n mul.wide.u16 %rd4, %rs1, 4;\n mov.u64 %rd5, loc;\n"
         " add.s64 %rd6, %rd5, %rd4;\n ld.local.u32 %r6, [%rd6];\n",
@@ -1116,6 +1120,7 @@ static void test_index_refused(void **state)
     for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++) {
         static const char head[] =
             HEADER ".global .align 4 .b8 gtab[1024];\n"
+                   ".func (.reg .b32 r) g()\n{\n mov.u32 r, 7;\n ret;\n}\n"
                    ".visible .entry k(.param .u64 d)\n{\n"
                    " .shared .align 4 .b8 tab[1024];\n .shared .align 4 .b8 tab2[1024];\n"
                    " .local .align 4 .b8 loc[64];\n .local .align 4 .b8 loc2[64];\n"
