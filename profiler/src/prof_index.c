@@ -216,7 +216,7 @@ int prof_index_find(const mb_module *m, const mb_function *fn, const mb_cfg *cfg
     int64_t offset = addr->offset;
     uint32_t reg = addr->u.reg, before = insn;
     /* the sum: additions of immediates, then base + index */
-    for (int guard = 0; guard < 8; guard++) {
+    for (int hop = 0; hop < 8; hop++) {
         int64_t d = def_in_block(fn, first, before, reg);
         if (d < 0 || !is_op(&fn->insns[d], MB_OP_ADD) || fn->insns[d].noperands != 3)
             return 0;

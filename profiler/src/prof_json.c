@@ -333,19 +333,16 @@ static void index_json(mb_json_writer *w, const mb_module *m, const func_prof *f
     mb_json_array_begin(w);
     for (uint32_t k = 0; k < ix.nops; k++) {
         const mb_insn *in = &f->fn->insns[ix.op_insn[k]];
-        mb_buf text = MB_BUF_INIT;
-        mb_ptx_print_insn(m, f->fn, in, &text);
-        const char *t = text.data ? text.data : "";
+        mb_buf op = MB_BUF_INIT;
+        mb_ptx_print_mnemonic(in, &op);
         mb_json_object_begin(w);
-        char op[48];
-        snprintf(op, sizeof op, "%.*s", (int)strcspn(t, " \t"), t);
-        member_string(w, "op", op);
+        member_string(w, "op", op.data ? op.data : "");
         if (in->noperands == 3) {
             mb_json_key(w, "imm");
             mb_json_int(w, (int64_t)mb_insn_operand(f->fn, in, 2)->u.bits);
         }
         mb_json_object_end(w);
-        mb_buf_free(&text);
+        mb_buf_free(&op);
     }
     mb_json_array_end(w);
     member_string(w, "variable", ix.var->name);

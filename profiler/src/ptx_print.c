@@ -237,10 +237,8 @@ static void print_operand(mb_buf *b, const mb_module *m, const mb_function *fn, 
     }
 }
 
-void mb_ptx_print_insn(const mb_module *m, const mb_function *fn, const mb_insn *insn, mb_buf *b)
+void mb_ptx_print_mnemonic(const mb_insn *insn, mb_buf *b)
 {
-    if (insn->guard >= 0)
-        mb_buf_printf(b, "@%s%s ", insn->guard_not ? "!" : "", fn->regs[insn->guard].name);
     mb_buf_puts(b, mb_opcode_get((mb_opcode)insn->opcode)->name);
     for (unsigned i = 0; i < insn->nsuffix; i++) {
         uint16_t s = insn->suffix[i];
@@ -250,6 +248,13 @@ void mb_ptx_print_insn(const mb_module *m, const mb_function *fn, const mb_insn 
         else
             mb_buf_puts(b, mb_mod_name((mb_ptx_mod)s));
     }
+}
+
+void mb_ptx_print_insn(const mb_module *m, const mb_function *fn, const mb_insn *insn, mb_buf *b)
+{
+    if (insn->guard >= 0)
+        mb_buf_printf(b, "@%s%s ", insn->guard_not ? "!" : "", fn->regs[insn->guard].name);
+    mb_ptx_print_mnemonic(insn, b);
     for (unsigned i = 0; i < insn->noperands; i++) {
         mb_buf_puts(b, i ? ", " : " ");
         print_operand(b, m, fn, mb_insn_operand(fn, insn, i));

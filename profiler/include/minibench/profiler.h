@@ -493,6 +493,8 @@ mb_function *mb_module_find_function(const mb_module *module, const char *name);
  */
 mb_status mb_ptx_print(const mb_module *module, mb_buf *out, mb_error *err);
 
+/** Appends an instruction's opcode and suffixes as PTX writes them ("mul.wide.u16"). */
+void mb_ptx_print_mnemonic(const mb_insn *insn, mb_buf *out);
 /** Appends one instruction as PTX text (no indentation, no newline). */
 void mb_ptx_print_insn(const mb_module *module, const mb_function *fn, const mb_insn *insn,
                        mb_buf *out);
