@@ -199,12 +199,13 @@ static int quota_share(const ctx *c, size_t i)
 }
 
 /* An integer type of 16, 32 or 64 bits ("u16", "s32", "b64"): its bits,
- * 0 for anything else. */
+ * 0 for anything else; whether it is signed in *is_signed (when not NULL). */
 static unsigned int_type_bits(const char *t, size_t len, int *is_signed)
 {
     if (len != 3 || (t[0] != 'u' && t[0] != 's' && t[0] != 'b'))
         return 0;
-    *is_signed = t[0] == 's';
+    if (is_signed)
+        *is_signed = t[0] == 's';
     return !strncmp(t + 1, "16", 2) ? 16 : !strncmp(t + 1, "32", 2) ? 32 : !strncmp(t + 1, "64", 2) ? 64 : 0;
 }
 
@@ -216,13 +217,13 @@ static int class_of_bits(unsigned bits)
 int cx_index_step(const char *op, index_step *st)
 {
     const char *t = NULL, *last = strrchr(op, '.');
-    int sgn = 0, dsgn = 0;
+    int sgn = 0;
     memset(st, 0, sizeof *st);
     if (!last)
         return 0;
     if (!strncmp(op, "cvt.", 4)) {
         const char *d = op + 4, *dot = strchr(d, '.');
-        if (!dot || dot != last || !(st->dst_bits = int_type_bits(d, (size_t)(dot - d), &dsgn)) ||
+        if (!dot || dot != last || !(st->dst_bits = int_type_bits(d, (size_t)(dot - d), NULL)) ||
             !(st->src_bits = int_type_bits(last + 1, strlen(last + 1), &sgn)))
             return 0;
         st->is_cvt = 1;
