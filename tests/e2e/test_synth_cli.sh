@@ -140,6 +140,52 @@ else
   echo "python3 not found: histogram's index checks are skipped"
 fi
 
+# --- counters of the thread's .local frame indexed by loaded words (local_array's
+# in[k] % 32, shl/cvt/and) with enough requests that chance keeps their sectors near
+# the profiled distribution (8,000 columns): the clone indexes its frame from its own
+# load as the original does, the load and the store of a counter share the address
+cat > "$TMP/la.json" <<'EOF2'
+{"buffers": {"in": {"type": "u32", "count": 128000, "init": {"kind": "random", "seed": 1, "min": 0, "max": 100}},
+             "mode": {"type": "u32", "count": 8000}, "count": {"type": "u32", "count": 8000}},
+ "launches": [{"kernel": "local_mode", "grid": 63, "block": 128, "args": ["in", "mode", "count", 8000, 16]}]}
+EOF2
+expect_exit 0 "profile local_array (8,000 columns)" -- "$MINIBENCH" profile "$EX/local_array/local_array.ptx" \
+  --launch "$TMP/la.json" -o "$TMP/lp"
+expect_exit 0 "synth local_array" -- "$MINIBENCH" synth "$TMP/lp/local_mode.0" --reduction 1 -o "$TMP/cl"
+check_clone "local_array" "$TMP/cl"
+expect_exit 0 "compare local_array" -- "$MINIBENCH" compare "$TMP/lp/local_mode.0" "$TMP/cl/prof/local_mode.0" \
+  --reduction 1 --json
+if command -v python3 >/dev/null; then
+  python3 - "$TMP/cl/clone.ptx" <<'PY' && pass || fail "local_array's clone: counters not indexed by their loaded word"
+import re, sys
+lines = [l.strip() for l in open(sys.argv[1])]
+steps = [r"ld\.global\.u32 (%r\d+), \[", r"shl\.b32 (%r\d+), {0}, 2;", r"cvt\.u64\.u32 (%rd\d+), {0};",
+         r"and\.b64 (%rd\d+), {0}, 124;", r"add\.s64 (%rd\d+), %rd\d+, {0};", r"ld\.local\.u32 %r\d+, \[{0}\];"]
+found = 0
+for i in range(len(lines) - len(steps)):
+    reg = None
+    for k, pat in enumerate(steps):
+        m = re.match(pat.format(re.escape(reg)) if reg else pat, lines[i + k])
+        if not m:
+            break
+        reg = m.group(1) if m.groups() else reg
+    else:
+        store = r"st\.local\.u32 \[{0}\], ".format(re.escape(reg))
+        found += any(re.match(store, l) for l in lines[i + len(steps):i + len(steps) + 4])
+# each counter: the word loaded, the original's three steps, the frame added, the
+# load and the store at that one address
+assert found == 4, found
+PY
+  python3 - "$TMP/out" <<'PY' && pass || fail "local_array's clone: the counters' sectors per request"
+import json, sys
+d = json.load(open(sys.argv[1]))
+counters = [m for m in d["memory"] if m["space"] == "local" and 70 <= m["line"] <= 112]
+assert len(counters) == 8, counters
+for m in counters:
+    assert abs(m["sectors_mean_b"] / m["sectors_mean_a"] - 1) < 0.01 and m["sectors_tv"] < 0.08, m
+PY
+fi
+
 # --- a kernel calling a device function: the callee is a .func, called for real
 expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
