@@ -24,8 +24,10 @@ static const char profile_help[] =
     "(the divergence flow statistics graph) and PROFDIR/K.n.profile.json (thread\n"
     "hierarchy, resources, loops with trip-count distributions, branches, memory\n"
     "coalescing and bank conflicts, affine address models, dependence distances,\n"
-    "instruction mix), plus PROFDIR/index.json. Files are written only when every\n"
-    "launch succeeded; launches not selected run without profiling.\n"
+    "instruction mix), the launch's input as PROFDIR/K.n.input<k>.bin (the buffers\n"
+    "its pointers point into, as they were before it ran, up to 256 MiB in all) and\n"
+    "PROFDIR/index.json. Files are written only when every launch succeeded;\n"
+    "launches not selected run without profiling.\n"
     "\n"
     "Options:\n"
     "  --launch L.json     the launch manifest (docs/formats.md)\n"
@@ -45,8 +47,9 @@ static const char profile_help[] =
     "minibench profile -o PROFDIR [options] -- PROGRAM [ARGS...]\n"
     "runs an unmodified CUDA program built with 'nvcc -cudart shared' on minibench's\n"
     "libcudart.so.13 and profiles its launches as they happen: launch n (0-based, in\n"
-    "program order) of kernel K is written as PROFDIR/K.n.profile.json and\n"
-    "PROFDIR/K.n.dfsg.dot, and PROFDIR/index.json lists them. Launches not selected\n"
+    "program order) of kernel K is written as PROFDIR/K.n.profile.json,\n"
+    "PROFDIR/K.n.dfsg.dot and its input files, and PROFDIR/index.json lists them.\n"
+    "Launches not selected\n"
     "run functionally only (fast-forward). The exit status is the program's; it is 1\n"
     "when the program succeeded but no launch was profiled. Options of this form:\n"
     "  -o, --output DIR    the profile directory (created if missing)\n"
@@ -170,6 +173,32 @@ static void pending_free(pending *p)
     free(p->files);
 }
 
+/* The launch's input buffers, as files beside its profile, and a warning
+ * when they were too large to record. */
+static mb_status add_inputs(pending *out, const char *dir, const mb_profile *p, const char *kernel,
+                            uint32_t n, json_t *entry, mb_error *err)
+{
+    json_t *files = json_array();
+    json_object_set_new(entry, "inputs", files);
+    for (uint32_t k = 0; k < mb_profile_ninputs(p); k++) {
+        const mb_profile_input *in = mb_profile_get_input(p, k);
+        char name[600];
+        mb_buf data = MB_BUF_INIT;
+        mb_buf_append(&data, (const char *)in->data, in->bytes);
+        if (!mb_profile_input_file(kernel, n, k, name, sizeof(name)) || data.failed ||
+            !pending_add(out, dir, name, &data)) {
+            mb_buf_free(&data);
+            return mb_error_set(err, MB_ERR_NOMEM, "", 0, 0, "out of memory");
+        }
+        json_array_append_new(files, json_string(name));
+    }
+    if (mb_profile_inputs_omitted(p))
+        fprintf(stderr, "warning: launch %u (%s): its input buffers total %" PRIu64
+                        " bytes, over the %" PRIu64 " MiB a profile records; clones of it get seeded bytes\n",
+                n, kernel, mb_profile_inputs_omitted(p), MB_PROFILE_INPUT_LIMIT >> 20);
+    return MB_OK;
+}
+
 static int kernel_selected(pcre2_code *re, const char *name)
 {
     if (!re)
@@ -282,6 +311,8 @@ int cmd_profile(int argc, char **argv)
             json_object_set_new(e, "profile", json_string(name));
             snprintf(name, sizeof(name), "%s.%u.dfsg.dot", cfg->kernel->name, i);
             json_object_set_new(e, "dfsg", json_string(name));
+            if (st == MB_OK)
+                st = add_inputs(&out, output, p, cfg->kernel->name, i, e, &err);
             json_object_set_new(e, "threads", json_integer((json_int_t)stats.threads));
             json_object_set_new(e, "thread_insts", json_integer((json_int_t)stats.thread_insts));
             json_array_append_new(list, e);

@@ -176,9 +176,24 @@ static mb_status write_profile(mb_rt *rt, profile_state *ps, const mb_module *m,
         st = write_in_dir(rt->opt.output, dfsg_name, dot.data, dot.len, err);
     mb_buf_free(&json);
     mb_buf_free(&dot);
-    if (st != MB_OK)
+    if (st == MB_OK)
+        st = mb_profile_write_inputs(p, rt->opt.output, kernel, n, err);
+    json_t *inputs = json_array();
+    for (uint32_t k = 0; st == MB_OK && k < mb_profile_ninputs(p); k++) {
+        char name[1200];
+        mb_profile_input_file(kernel, n, k, name, sizeof(name));
+        json_array_append_new(inputs, json_string(name));
+    }
+    if (st == MB_OK && mb_profile_inputs_omitted(p))
+        rt_warn("launch %" PRIu64 " (%s): its input buffers total %" PRIu64 " bytes, over the %" PRIu64
+                " MiB a profile records; clones of it get seeded bytes",
+                n, kernel, mb_profile_inputs_omitted(p), MB_PROFILE_INPUT_LIMIT >> 20);
+    if (st != MB_OK) {
+        json_decref(inputs);
         return st;
+    }
     json_t *e = json_object();
+    json_object_set_new(e, "inputs", inputs);
     json_object_set_new(e, "index", json_integer((json_int_t)n));
     json_object_set_new(e, "kernel", json_string(kernel));
     json_object_set_new(e, "profile", json_string(profile_name));

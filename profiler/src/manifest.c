@@ -844,16 +844,6 @@ mb_status mb_manifest_bind(const mb_manifest *m, mb_program *prog, mb_memory *me
     return MB_OK;
 }
 
-static uint64_t fnv1a64(const uint8_t *p, uint64_t n)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (uint64_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 mb_status mb_manifest_write_outputs(const mb_manifest_run *run, const char *dir, mb_error *err)
 {
     const mb_manifest *m = run->manifest;
@@ -873,7 +863,7 @@ mb_status mb_manifest_write_outputs(const mb_manifest_run *run, const char *dir,
         const uint8_t *host = mb_memory_host(run->mem, run->addr[i], b->bytes);
         st = mb_write_file_atomic(file, host, b->bytes, err);
         char sum[32];
-        snprintf(sum, sizeof(sum), "0x%016" PRIx64, host ? fnv1a64(host, b->bytes) : 0);
+        snprintf(sum, sizeof(sum), "0x%016" PRIx64, host ? mb_fnv1a64(MB_FNV1A64_INIT, host, b->bytes) : 0);
         json_t *e = json_object();
         json_object_set_new(e, "name", json_string(b->name));
         json_object_set_new(e, "type", json_string(mb_type_name(b->type)));

@@ -689,6 +689,8 @@ mb_status mb_profile_new(mb_program *prog, mb_memory *mem, const mb_launch_confi
     }
     p->epoch = 1;
     p->cta.x = UINT32_MAX; /* no CTA has it: the first event switches to its own */
+    if (st == MB_OK)
+        st = prof_inputs_record(p, err);
     if (st != MB_OK) {
         mb_profile_free(p);
         return st;
@@ -770,6 +772,7 @@ void mb_profile_free(mb_profile *p)
     free(p->warps);
     free(p->tid_table);
     free(p->tid_uniform);
+    prof_inputs_free(p);
     free(p);
 }
 

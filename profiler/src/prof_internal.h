@@ -151,6 +151,14 @@ struct mb_profile {
     int oom;
     int finished;
     mb_exec_stats stats;
+    mb_profile_input *inputs; /* prof_inputs.c */
+    uint32_t ninputs;
+    uint64_t inputs_omitted;
 };
+
+mb_status prof_inputs_record(mb_profile *p, mb_error *err);
+void prof_inputs_free(mb_profile *p);
+/* The input a parameter's pointer value lies in, -1 when none. */
+int prof_input_of(const mb_profile *p, uint64_t address);
 
 #endif

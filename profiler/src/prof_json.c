@@ -588,6 +588,8 @@ static void params_json(mb_json_writer *w, const mb_profile *p)
                 member_string(w, "buffer", name);
                 member_int(w, "buffer_bytes", size);
                 member_int(w, "offset", v - base);
+                if (prof_input_of(p, v) >= 0)
+                    member_int(w, "input", (uint64_t)prof_input_of(p, v));
                 mb_json_object_end(w);
             } else {
                 member_int(w, "value", v);
@@ -600,6 +602,24 @@ static void params_json(mb_json_writer *w, const mb_profile *p)
         mb_json_object_end(w);
     }
     free(slots);
+    mb_json_array_end(w);
+}
+
+static void inputs_json(mb_json_writer *w, const mb_profile *p)
+{
+    if (p->inputs_omitted)
+        member_int(w, "inputs_omitted_bytes", p->inputs_omitted);
+    mb_json_key(w, "inputs");
+    mb_json_array_begin(w);
+    for (uint32_t k = 0; k < p->ninputs; k++) {
+        char sum[24];
+        snprintf(sum, sizeof(sum), "0x%016" PRIx64, p->inputs[k].fnv1a64);
+        mb_json_object_begin(w);
+        member_string(w, "buffer", p->inputs[k].buffer);
+        member_int(w, "bytes", p->inputs[k].bytes);
+        member_string(w, "fnv1a64", sum);
+        mb_json_object_end(w);
+    }
     mb_json_array_end(w);
 }
 
@@ -657,6 +677,7 @@ mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err)
     member_int(&w, "param_bytes", res.param_bytes);
     mb_json_object_end(&w);
     params_json(&w, p);
+    inputs_json(&w, p);
     module_variables_json(&w, p->module);
     mb_json_key(&w, "functions");
     mb_json_array_begin(&w);

@@ -43,6 +43,8 @@ expect_grep "$TMP/out" "^PASS$" "the program's own output and verdict are kept"
 expect_grep "$TMP/nw/nw_tile_wavefront.10.profile.json" '"kernel": "nw_tile_wavefront"' "profile names its kernel"
 expect_grep "$TMP/nw/nw_tile_wavefront.0.dfsg.dot" "digraph" "DFSG is a graph"
 expect_grep "$TMP/nw/index.json" "\"program\": \".*/nw\"" "index names the program"
+[ "$(count "$TMP/nw" 'input[0-9]*\.bin$')" -ge 11 ] && pass || fail "nw: each launch's input expected beside its profile"
+expect_grep "$TMP/nw/index.json" '"nw_tile_wavefront.3.input0.bin"' "index lists the inputs"
 # the profile renders like any other
 expect_exit 0 "render a program's DFSG" -- "$MINIBENCH" render "$TMP/nw/nw_tile_wavefront.3.dfsg.dot" -o "$TMP/nw3.svg"
 

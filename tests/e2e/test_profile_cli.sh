@@ -28,13 +28,20 @@ expect_grep "$TMP/p/conv1d_blocked.0.profile.json" '"format": "minibench-profile
 expect_grep "$TMP/p/conv1d_blocked.0.profile.json" '"kind": "nested"' "loops are classified"
 expect_grep "$TMP/p/conv1d_blocked.0.profile.json" '"trip_counts"' "trip-count distributions"
 expect_grep "$TMP/p/conv1d_blocked.0.profile.json" '"bank_conflict_degree"' "bank conflicts"
+# the launch's input beside the profile: in (random), taps (15 x 0.0625f), out (zeros)
+expect_grep "$TMP/p/index.json" '"conv1d_blocked.0.input1.bin"' "index lists the inputs"
+expect_grep "$TMP/p/conv1d_blocked.0.profile.json" '"buffer": "taps",' "profile lists the inputs"
+[ "$(stat -c %s "$TMP/p/conv1d_blocked.0.input0.bin")" -eq 12056 ] && pass || fail "input0.bin: not in's 12056 bytes"
+[ "$(od -An -tx1 -v "$TMP/p/conv1d_blocked.0.input1.bin" | tr -d ' \n')" = "$(printf '0000803d%.0s' $(seq 15))" ] &&
+  pass || fail "input1.bin: not 15 floats 0.0625"
+cmp -s "$TMP/p/conv1d_blocked.0.input2.bin" <(head -c 12000 /dev/zero) && pass || fail "input2.bin: out before the launch is zeros"
 expect_grep "$TMP/p/conv1d_blocked.0.dfsg.dot" 'ecount=' "DFSG nodes carry ECount"
 expect_grep "$TMP/p/conv1d_blocked.0.dfsg.dot" 'tcount=' "DFSG edges carry TCount"
 [ -z "$(ls "$TMP/p" | grep tmp)" ] && pass || fail "temporary files left in the profile directory"
 
 # --- byte-identical across runs
 expect_exit 0 "profile again" -- "$MINIBENCH" profile "$PTX" --launch "$MAN" -o "$TMP/p2"
-for f in conv1d_blocked.0.profile.json conv1d_blocked.0.dfsg.dot; do
+for f in conv1d_blocked.0.profile.json conv1d_blocked.0.dfsg.dot conv1d_blocked.0.input0.bin; do
   cmp -s "$TMP/p/$f" "$TMP/p2/$f" && pass || fail "$f differs between runs"
 done
 

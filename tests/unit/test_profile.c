@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile_fixture.h"
 
@@ -492,6 +493,92 @@ static const char *two_kernels_manifest =
     " {\"kernel\": \"ka\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", \"d\", 33]},"
     " {\"kernel\": \"kb\", \"grid\": 4, \"block\": 96, \"args\": [\"o\", 300]}]}";
 
+/* The launch's input: what its buffers held when it started, not what it
+ * left there; a buffer two parameters point into is one input. */
+static void test_inputs_recorded(void **state)
+{
+    (void)state;
+    const char *manifest =
+        "{\"buffers\": {\"o\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"sequence\","
+        " \"start\": 1000}},"
+        " \"d\": {\"type\": \"u32\", \"count\": 64, \"init\": {\"kind\": \"constant\", \"value\": 1}}},"
+        " \"launches\": [{\"kernel\": \"kb\", \"grid\": 1, \"block\": 32, \"args\": [\"o\", 16]},"
+        " {\"kernel\": \"kb\", \"grid\": 1, \"block\": 64, \"args\": [\"o\", 64]},"
+        " {\"kernel\": \"ka\", \"grid\": 1, \"block\": 32, \"args\": [\"o\", {\"buffer\": \"o\", \"offset\": 128}, 1]}]}";
+    profiled r;
+    profile_text(&r, two_kernels_ptx, "inputs.ptx", manifest, 1);
+    assert_int_equal(mb_profile_ninputs(r.p), 1);
+    const mb_profile_input *in = mb_profile_get_input(r.p, 0);
+    assert_string_equal(in->buffer, "o");
+    assert_int_equal(in->bytes, 256);
+    /* launch 0 stored 0..15; launch 1, the profiled one, then stored 0..63 */
+    uint32_t want[64];
+    for (uint32_t i = 0; i < 64; i++)
+        want[i] = i < 16 ? i : 1000 + i;
+    assert_memory_equal(in->data, want, sizeof want);
+    assert_int_equal(in->fnv1a64, mb_fnv1a64(MB_FNV1A64_INIT, want, sizeof want));
+    assert_null(mb_profile_get_input(r.p, 1));
+    assert_int_equal(mb_profile_inputs_omitted(r.p), 0);
+    json_t *inputs = json_object_get(r.json, "inputs");
+    assert_int_equal(json_array_size(inputs), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(inputs, 0), "buffer")), "o");
+    assert_int_equal(jget(json_array_get(inputs, 0), "bytes"), 256);
+    char sum[24];
+    snprintf(sum, sizeof sum, "0x%016llx", (unsigned long long)in->fnv1a64);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(inputs, 0), "fnv1a64")), sum);
+    json_t *ptr = json_object_get(json_array_get(json_object_get(r.json, "parameters"), 0), "pointer");
+    assert_int_equal(jget(ptr, "input"), 0);
+
+    /* written beside the profile under the documented names */
+    char dir[] = "/tmp/mb_inputs_XXXXXX", path[256], name[64];
+    assert_non_null(mkdtemp(dir));
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_profile_write_inputs(r.p, dir, "kb", 1, &err), MB_OK);
+    assert_false(mb_profile_input_file("kb", 1, 0, name, 8));
+    assert_true(mb_profile_input_file("kb", 1, 0, name, sizeof name));
+    assert_string_equal(name, "kb.1.input0.bin");
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint32_t got[65];
+    assert_int_equal(fread(got, 1, sizeof got, f), sizeof want);
+    fclose(f);
+    assert_memory_equal(got, want, sizeof want);
+    remove(path);
+    rmdir(dir);
+    profiled_free(&r);
+
+    /* two parameters into one buffer: one input, both point at it */
+    profile_text(&r, two_kernels_ptx, "inputs.ptx", manifest, 2);
+    assert_int_equal(mb_profile_ninputs(r.p), 1);
+    json_t *params = json_object_get(r.json, "parameters");
+    assert_int_equal(jget(json_object_get(json_array_get(params, 0), "pointer"), "input"), 0);
+    assert_int_equal(jget(json_object_get(json_array_get(params, 1), "pointer"), "input"), 0);
+    assert_int_equal(jget(json_object_get(json_array_get(params, 1), "pointer"), "offset"), 128);
+    profiled_free(&r);
+}
+
+/* Buffers past MB_PROFILE_INPUT_LIMIT are not copied; the profile says how much was left out. */
+static void test_inputs_over_limit(void **state)
+{
+    (void)state;
+    char manifest[512];
+    snprintf(manifest, sizeof manifest,
+             "{\"buffers\": {\"o\": {\"type\": \"b8\", \"bytes\": %llu}},"
+             " \"launches\": [{\"kernel\": \"kb\", \"grid\": 1, \"block\": 32, \"args\": [\"o\", 32]}]}",
+             (unsigned long long)(MB_PROFILE_INPUT_LIMIT + 4096));
+    profiled r;
+    profile_text(&r, two_kernels_ptx, "big.ptx", manifest, 0);
+    assert_int_equal(mb_profile_ninputs(r.p), 0);
+    assert_int_equal(mb_profile_inputs_omitted(r.p), MB_PROFILE_INPUT_LIMIT + 4096);
+    assert_int_equal(jget(r.json, "inputs_omitted_bytes"), MB_PROFILE_INPUT_LIMIT + 4096);
+    assert_int_equal(json_array_size(json_object_get(r.json, "inputs")), 0);
+    json_t *ptr = json_object_get(json_array_get(json_object_get(r.json, "parameters"), 0), "pointer");
+    assert_null(json_object_get(ptr, "input"));
+    profiled_free(&r);
+}
+
 /* A program keeps its functions' analyses from one profile to the next: every
  * launch profiled through one program, kernels alternating, gives the profile
  * a program that profiled nothing before gives. */
@@ -513,6 +600,20 @@ static void test_analyses_kept_with_program(void **state)
 
 /* Two programs whose kernels share a name but not a body: each program's
  * profiles stay those of its own kernel, however they interleave. */
+/* Replaces a profile's JSON text by the same without its "inputs" checksums. */
+static char *without_inputs(char **text)
+{
+    json_error_t jerr;
+    json_t *j = json_loads(*text, 0, &jerr);
+    assert_non_null(j);
+    json_object_del(j, "inputs");
+    free(*text);
+    *text = json_dumps(j, JSON_SORT_KEYS);
+    json_decref(j);
+    assert_non_null(*text);
+    return *text;
+}
+
 static void test_analyses_per_program(void **state)
 {
     (void)state;
@@ -532,8 +633,9 @@ static void test_analyses_per_program(void **state)
     for (int round = 0; round < 2; round++) {
         char *pa = session_profile(&a, 0);
         char *pb = session_profile(&b, 0);
-        assert_string_equal(pa, fresh_a);
-        assert_string_equal(pb, fresh_b);
+        /* the second round's input is what the first left in the buffers */
+        assert_string_equal(round ? without_inputs(&pa) : pa, round ? without_inputs(&fresh_a) : fresh_a);
+        assert_string_equal(round ? without_inputs(&pb) : pb, round ? without_inputs(&fresh_b) : fresh_b);
         free(pa);
         free(pb);
     }
@@ -652,6 +754,8 @@ int main(void)
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_analyses_kept_with_program),
         cmocka_unit_test(test_analyses_per_program),
+        cmocka_unit_test(test_inputs_recorded),
+        cmocka_unit_test(test_inputs_over_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

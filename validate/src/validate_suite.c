@@ -198,6 +198,12 @@ static mb_status profile_launch(example *ex, uint32_t hot, const char *ptx, cons
         json_object_set_new(e, "profile", json_string(name));
         snprintf(name, sizeof(name), "%s.%u.dfsg.dot", cfg->kernel->name, hot);
         json_object_set_new(e, "dfsg", json_string(name));
+        json_t *inputs = json_array();
+        for (uint32_t k = 0; k < mb_profile_ninputs(p); k++) {
+            mb_profile_input_file(cfg->kernel->name, hot, k, name, sizeof(name));
+            json_array_append_new(inputs, json_string(name));
+        }
+        json_object_set_new(e, "inputs", inputs);
         json_object_set_new(e, "threads", json_integer((json_int_t)stats.threads));
         json_object_set_new(e, "thread_insts", json_integer((json_int_t)stats.thread_insts));
         json_array_append_new(list, e);
@@ -214,6 +220,8 @@ static mb_status profile_launch(example *ex, uint32_t hot, const char *ptx, cons
         snprintf(base, sizeof(base), "%s.%u.dfsg.dot", cfg->kernel->name, hot);
         st = vwrite_in(profdir, base, &dot, err);
     }
+    if (st == MB_OK)
+        st = mb_profile_write_inputs(p, profdir, cfg->kernel->name, hot, err);
     if (st == MB_OK)
         st = vwrite_in(profdir, "index.json", &index, err);
     if (st == MB_OK) {

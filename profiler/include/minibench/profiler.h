@@ -1115,6 +1115,35 @@ void mb_profile_free(mb_profile *p);
 /** Writes the profile as JSON (docs/formats.md: <kernel>.<n>.profile.json). */
 mb_status mb_profile_write_json(const mb_profile *p, mb_buf *out, mb_error *err);
 
+/**
+ * The launch's input: each buffer a pointer parameter points into, whole, as
+ * it was when mb_profile_new() was called (before the launch changed it).
+ * The clone is run on these bytes, so it reads the values the original read.
+ */
+typedef struct mb_profile_input {
+    const char *buffer;  /**< the allocation's name */
+    uint64_t address;    /**< its device address */
+    uint64_t bytes;
+    const uint8_t *data;
+    uint64_t fnv1a64;    /**< FNV-1a 64 of the bytes */
+} mb_profile_input;
+
+/** Inputs are recorded only while their bytes total at most this. */
+#define MB_PROFILE_INPUT_LIMIT (UINT64_C(256) << 20)
+
+uint32_t mb_profile_ninputs(const mb_profile *p);
+const mb_profile_input *mb_profile_get_input(const mb_profile *p, uint32_t k);
+/** Bytes of input left unrecorded because they exceed MB_PROFILE_INPUT_LIMIT (0: all recorded). */
+uint64_t mb_profile_inputs_omitted(const mb_profile *p);
+/**
+ * The file name input k is written to beside <kernel>.<n>.profile.json:
+ * "<kernel>.<n>.input<k>.bin" (docs/formats.md). Returns 0 when it does not fit in `size`.
+ */
+int mb_profile_input_file(const char *kernel, uint64_t n, uint32_t k, char *buf, size_t size);
+/** Writes every input into `dir` under those names, each atomically. */
+mb_status mb_profile_write_inputs(const mb_profile *p, const char *dir, const char *kernel, uint64_t n,
+                                  mb_error *err);
+
 /** DFSG counts of one basic block (thread counts summed over all threads). */
 typedef struct mb_block_profile {
     uint64_t ecount;     /**< executions summed over threads */

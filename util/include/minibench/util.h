@@ -228,6 +228,20 @@ static inline uint32_t mb_popcount64(uint64_t v)
     return (uint32_t)((v * UINT64_C(0x0101010101010101)) >> 56);
 }
 
+/* ---------------------------------------------------------------- hash */
+
+/** Continues a 64-bit FNV-1a hash `h` over `n` bytes; start with MB_FNV1A64_INIT. */
+#define MB_FNV1A64_INIT UINT64_C(0xcbf29ce484222325)
+static inline uint64_t mb_fnv1a64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
 /* ---------------------------------------------------------------- gcd */
 
 /* Greatest common divisor (binary: shifts instead of divisions); gcd(0, y) = y. */
