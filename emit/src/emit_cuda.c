@@ -236,6 +236,28 @@ mb_status mb_emit_cuda(const mb_clone_model *m, mb_buf *out, mb_error *err)
         mb_buf_puts(operands, "\"r\"(0)");
     cuda_funcs(m, emit_var_buf(&v, "CUDA_FUNCS"));
     asm_body(m, emit_var_buf(&v, "ASM_BODY"), 0);
+    mb_buf *reader = emit_var_buf(&v, "INPUT_READER");
+    if (m->ninputs)
+        mb_buf_puts(reader,
+                    "// Reads the original's input file `name` from `dir` into h: exactly `bytes`.\n"
+                    "static bool read_input(const char *dir, const char *name, unsigned char *h, size_t bytes)\n"
+                    "{\n"
+                    "    char path[4096];\n"
+                    "    snprintf(path, sizeof path, \"%s/%s\", dir, name);\n"
+                    "    FILE *f = fopen(path, \"rb\");\n"
+                    "    if (!f) {\n"
+                    "        fprintf(stderr, \"%s: cannot open the original's input (pass the clone's directory as the first argument)\\n\", path);\n"
+                    "        return false;\n"
+                    "    }\n"
+                    "    size_t got = fread(h, 1, bytes, f);\n"
+                    "    bool more = fgetc(f) != EOF;\n"
+                    "    fclose(f);\n"
+                    "    if (got != bytes || more) {\n"
+                    "        fprintf(stderr, \"%s: expected %zu bytes of input\\n\", path, bytes);\n"
+                    "        return false;\n"
+                    "    }\n"
+                    "    return true;\n"
+                    "}\n");
     mb_buf *host = emit_var_buf(&v, "HOST_BUFFERS");
     mb_buf *hfree = emit_var_buf(&v, "HOST_FREE");
     mb_buf *args = emit_var_buf(&v, "LAUNCH_ARGS");
@@ -245,7 +267,23 @@ mb_status mb_emit_cuda(const mb_clone_model *m, mb_buf *out, mb_error *err)
         for (size_t k = 0; k < i; k++)
             if (m->params[k].is_pointer && p->is_pointer && !strcmp(m->params[k].buffer, p->buffer))
                 first = 0;
-        if (p->is_pointer && first) {
+        if (p->is_pointer && first && p->input) {
+            mb_buf_printf(host,
+                          "    // buffer '%s' of the original: %" PRIu64 " bytes, its input from %s\n"
+                          "    unsigned char *d_%zu = NULL;\n"
+                          "    {\n"
+                          "        size_t bytes = %" PRIu64 "u;\n"
+                          "        unsigned char *h = (unsigned char *)malloc(bytes);\n"
+                          "        if (!h) { fprintf(stderr, \"out of host memory\\n\"); return 1; }\n"
+                          "        if (!read_input(input_dir, \"%s\", h, bytes)) return 1;\n"
+                          "        CHECK(cudaMalloc(&d_%zu, bytes));\n"
+                          "        CHECK(cudaMemcpy(d_%zu, h, bytes, cudaMemcpyHostToDevice));\n"
+                          "        free(h);\n"
+                          "    }\n",
+                          p->buffer, p->buffer_bytes, p->input->file, i, p->buffer_bytes, p->input->file,
+                          i, i);
+            mb_buf_printf(hfree, "    CHECK(cudaFree(d_%zu));\n", i);
+        } else if (p->is_pointer && first) {
             mb_buf_printf(host,
                           "    // buffer '%s' of the original: %" PRIu64 " bytes\n"
                           "    unsigned char *d_%zu = NULL;\n"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-mb_status mb_emit_launch(const mb_clone_model *m, mb_buf *out, mb_error *err)
+mb_status mb_emit_launch(const mb_clone_model *m, mb_emit_inputs where, mb_buf *out, mb_error *err)
 {
     json_t *root = json_object(), *buffers = json_object(), *launches = json_array(),
            *launch = json_object(), *args = json_array();
@@ -24,7 +24,17 @@ mb_status mb_emit_launch(const mb_clone_model *m, mb_buf *out, mb_error *err)
     for (size_t i = 0; i < m->nparams; i++) {
         const mb_clone_param *p = &m->params[i];
         if (p->is_pointer) {
-            if (!json_object_get(buffers, p->buffer))
+            const char *path = !p->input ? NULL
+                               : where == MB_INPUTS_AT_PROFILE ? p->input->source
+                                                               : p->input->file;
+            if (json_object_get(buffers, p->buffer))
+                ;
+            else if (path)
+                json_object_set_new(buffers, p->buffer,
+                                    json_pack("{s:s, s:I, s:{s:s, s:s}}", "type", "b8", "bytes",
+                                              (json_int_t)p->buffer_bytes, "init", "kind", "file",
+                                              "path", path));
+            else
                 json_object_set_new(buffers, p->buffer,
                                     json_pack("{s:s, s:I, s:{s:s, s:i, s:i, s:i}}", "type", "b8", "bytes",
                                               (json_int_t)p->buffer_bytes, "init", "kind",
@@ -130,6 +140,17 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
     emit_var(&v, "CHAIN_INSNS", chain);
     emit_var(&v, "SYNTHETIC_INSNS", synth);
     emit_var(&v, "DROPPED_FILLERS", dropped);
+    mb_buf *inputs = emit_var_buf(&v, "INPUTS");
+    for (size_t k = 0; k < m->ninputs; k++)
+        mb_buf_printf(inputs, "- `%s`: the original's input for buffer '%s' (%" PRIu64 " bytes, FNV-1a 64 0x%016" PRIx64
+                              "), as it was when the original was launched; launch.json and clone.cu load it.\n",
+                      m->inputs[k].file, m->inputs[k].buffer, m->inputs[k].bytes, m->inputs[k].fnv1a64);
+    for (size_t i = 0; i < m->nparams; i++)
+        if (m->params[i].is_pointer && !m->params[i].input) {
+            mb_buf_puts(inputs, "- The profile recorded no input for some buffers: they hold seeded bytes "
+                                "(0 to 255), so values the original read from them are not the clone's.\n");
+            break;
+        }
     mb_buf *blocks = emit_var_buf(&v, "EXPECTED_BLOCKS");
     mb_buf_puts(blocks, "| block | label | expected ECount |\n|---|---|---|\n");
     mb_buf *cases = emit_var_buf(&v, "BRANCH_CASES");
@@ -176,6 +197,45 @@ static mb_status ensure_dir(const char *dir, mb_error *err)
                         strerror(errno ? errno : ENOTDIR));
 }
 
+/* Copies input k from the profile to dir/input<k>.bin, checking that the
+ * bytes are still the ones the model was built from. */
+static mb_status copy_input(const mb_clone_input *in, const char *dir, mb_error *err)
+{
+    size_t n = strlen(dir) + strlen(in->file) + 2;
+    char *path = malloc(n);
+    if (!path)
+        return mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
+    snprintf(path, n, "%s/%s", dir, in->file);
+    FILE *src = fopen(in->source, "rb");
+    mb_atomic_file af;
+    mb_status st = src ? mb_atomic_open(&af, path, err)
+                       : mb_error_set(err, MB_ERR_IO, in->source, 0, 0, "cannot open: %s", strerror(errno));
+    if (st == MB_OK) {
+        unsigned char chunk[1 << 16];
+        size_t got;
+        uint64_t bytes = 0, sum = MB_FNV1A64_INIT;
+        while ((got = fread(chunk, 1, sizeof chunk, src)) > 0 && fwrite(chunk, 1, got, af.fp) == got) {
+            sum = mb_fnv1a64(sum, chunk, got);
+            bytes += got;
+        }
+        if (ferror(src) || ferror(af.fp))
+            st = mb_error_set(err, MB_ERR_IO, path, 0, 0, "cannot copy the input from %s", in->source);
+        else if (bytes != in->bytes || sum != in->fnv1a64)
+            st = mb_error_set(err, MB_ERR_INVALID, in->source, 0, 0,
+                              "changed since the clone was built (%" PRIu64 " bytes, expected %" PRIu64
+                              " with FNV-1a 0x%016" PRIx64 ")",
+                              bytes, in->bytes, in->fnv1a64);
+        if (st == MB_OK)
+            st = mb_atomic_commit(&af, err);
+        else
+            mb_atomic_abort(&af);
+    }
+    if (src)
+        fclose(src);
+    free(path);
+    return st;
+}
+
 mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *err)
 {
     static const char *const names[] = {"clone.ptx", "clone.cu", "launch.json", "Makefile",
@@ -187,13 +247,16 @@ mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *
     if (st == MB_OK)
         st = mb_cuda_check_syntax("clone.cu", text[1].data, text[1].len, err);
     if (st == MB_OK)
-        st = mb_emit_launch(m, &text[2], err);
+        st = mb_emit_launch(m, MB_INPUTS_IN_CLONE_DIR, &text[2], err);
     if (st == MB_OK)
         st = mb_emit_makefile(m, &text[3], err);
     if (st == MB_OK)
         st = mb_emit_readme(m, &text[4], err);
     if (st == MB_OK)
         st = ensure_dir(dir, err);
+    size_t copied = 0;
+    while (st == MB_OK && copied < m->ninputs && (st = copy_input(&m->inputs[copied], dir, err)) == MB_OK)
+        copied++;
     for (int i = 0; i < 5 && st == MB_OK; i++) {
         size_t n = strlen(dir) + strlen(names[i]) + 2;
         char *path = malloc(n);
@@ -207,5 +270,15 @@ mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *
     }
     for (int i = 0; i < 5; i++)
         mb_buf_free(&text[i]);
+    /* no half-made clone: the inputs copied go when the rest failed */
+    for (size_t k = 0; st != MB_OK && k < copied; k++) {
+        size_t n = strlen(dir) + strlen(m->inputs[k].file) + 2;
+        char *path = malloc(n);
+        if (path) {
+            snprintf(path, n, "%s/%s", dir, m->inputs[k].file);
+            remove(path);
+        }
+        free(path);
+    }
     return st;
 }

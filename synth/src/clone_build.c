@@ -99,6 +99,9 @@ static mb_status setup_model(ctx *c, double reduction, uint64_t seed)
         if (!r->name || !r->type || (q->buffer && !r->buffer) || (q->value && !r->value))
             return cx_nomem(c);
     }
+    mb_status st = cx_model_inputs(c);
+    if (st != MB_OK)
+        return st;
     c->nb = c->f->nblocks;
     c->b = mb_arena_alloc(c->A, c->nb * sizeof(*c->b));
     if (!c->b)
@@ -226,6 +229,7 @@ static mb_status build_callee(const mb_sprof *p, const call_plan *cp, mb_clone_m
     view.nparams = cp->nargs;
     view.params = cp->func_params;
     view.nvars = 0;
+    view.ninputs = 0; /* the kernel's model holds the input */
     view.shared_static = view.dynamic_shared = view.local_per_thread = 0;
     m->nfuncs = 1;
     m->funcs = mb_arena_alloc(m->arena, sizeof(*m->funcs));

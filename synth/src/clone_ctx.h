@@ -369,6 +369,8 @@ mb_status cx_rpo(ctx *c, int *order, size_t *n);
 
 /* clone_memory.c */
 mb_status cx_plan_memory(ctx *c);
+/* clone_inputs.c: the model's inputs from the profile's (files checked) */
+mb_status cx_model_inputs(ctx *c);
 mb_status cx_finish_memory(ctx *c);
 
 /* clone_spread.c: the window and hash constant of each sector spread,

@@ -1,6 +1,7 @@
 /* Loading a profile from disk and checking it against its DFSG. */
 #include "synth_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,16 @@ mb_status mb_sprof_load(const char *prefix, mb_sprof **out, mb_error *err)
             p->path = path;
         else
             st = mb_error_set(err, MB_ERR_NOMEM, prefix, 0, 0, "out of memory");
+    }
+    for (size_t k = 0; st == MB_OK && k < p->ninputs; k++) {
+        /* beside the profile, as the profiler names it (mb_profile_input_file) */
+        size_t n = len + 32;
+        char *in = mb_arena_alloc(p->arena, n);
+        if (in)
+            snprintf(in, n, "%s.input%zu.bin", p->path, k);
+        else
+            st = mb_error_set(err, MB_ERR_NOMEM, prefix, 0, 0, "out of memory");
+        p->inputs[k].path = in;
     }
     mb_dfsg_graph_free(g);
     free(json_text);

@@ -1,7 +1,10 @@
 /* Loading a profile: K.n.profile.json through jansson, cross-checked with the DFSG. */
 #include "synth_internal.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -788,6 +791,36 @@ static mb_status load_function(loader *ld, json_t *jf, int fi, mb_sprof_func *f)
     return MB_OK;
 }
 
+/* "inputs": optional (profiles before it, or hand-written ones, have none). */
+static mb_status load_inputs(loader *ld, json_t *root, mb_sprof *p)
+{
+    json_t *arr = json_object_get(root, "inputs");
+    at(ld, "inputs");
+    if (!arr)
+        return MB_OK;
+    if (!json_is_array(arr))
+        return fail(ld, "must be an array");
+    p->ninputs = json_array_size(arr);
+    p->inputs = alloc_array(ld, p->ninputs, sizeof(*p->inputs));
+    if (!p->inputs)
+        return nomem(ld);
+    for (size_t k = 0; k < p->ninputs; k++) {
+        json_t *ji = json_array_get(arr, k);
+        mb_sprof_input *in = &p->inputs[k];
+        const char *sum;
+        char *end;
+        at(ld, "inputs[%zu]", k);
+        TRY(get_str(ld, ji, "buffer", 0, &in->buffer));
+        TRY(get_u64(ld, ji, "bytes", &in->bytes));
+        TRY(get_str(ld, ji, "fnv1a64", 0, &sum));
+        errno = 0;
+        in->fnv1a64 = strtoull(sum, &end, 16);
+        if (strncmp(sum, "0x", 2) != 0 || *end || errno)
+            return fail(ld, "'fnv1a64' must be a hexadecimal \"0x...\" checksum");
+    }
+    return MB_OK;
+}
+
 static mb_status load_params(loader *ld, json_t *root, mb_sprof *p)
 {
     json_t *arr;
@@ -812,6 +845,22 @@ static mb_status load_params(loader *ld, json_t *root, mb_sprof *p)
             TRY(get_str(ld, ptr, "buffer", 0, &q->buffer));
             TRY(get_u64(ld, ptr, "buffer_bytes", &q->buffer_bytes));
             TRY(get_u64(ld, ptr, "offset", &q->offset));
+            json_t *input = json_object_get(ptr, "input");
+            if (input) {
+                json_int_t k = json_integer_value(input);
+                char what[400];
+                snprintf(what, sizeof what, "'pointer.input' must index 'inputs' (%zu entries)",
+                         p->ninputs);
+                if (!json_is_integer(input) || k < 0 || (uint64_t)k >= p->ninputs)
+                    return fail(ld, what);
+                q->input = &p->inputs[k];
+                snprintf(what, sizeof what,
+                         "'pointer.input' is input %lld (buffer '%.80s', %" PRIu64
+                         " bytes), not this buffer ('%.80s', %" PRIu64 " bytes)",
+                         (long long)k, q->input->buffer, q->input->bytes, q->buffer, q->buffer_bytes);
+                if (strcmp(q->input->buffer, q->buffer) != 0 || q->input->bytes != q->buffer_bytes)
+                    return fail(ld, what);
+            }
         } else if (val) {
             char *text = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
             if (!text)
@@ -879,6 +928,7 @@ static mb_status load_root(loader *ld, json_t *root, mb_sprof *p)
         return fail(ld, "must be an object");
     TRY(get_u64(ld, res, "shared_bytes_static", &p->shared_static));
     TRY(get_u64(ld, res, "local_bytes_per_thread", &p->local_per_thread));
+    TRY(load_inputs(ld, root, p));
     TRY(load_params(ld, root, p));
     TRY(load_vars(ld, root, p));
     json_t *funcs;

@@ -101,7 +101,7 @@ expect_exit 0 "synth histogram" -- "$MINIBENCH" synth "$H" --reduction 1 -o "$TM
 check_clone "histogram" "$TMP/ch"
 byte=$(sed -nE 's/^\s*ld\.global\.u8 (%rs[0-9]+), .*/\1/p' "$TMP/ch/clone.ptx")
 expect_grep "$TMP/ch/clone.ptx" "^\s*mul\.wide\.u16 %r[0-9]+, ${byte:-none}, 4;" "clone: the loaded byte indexes the bins"
-expect_grep "$TMP/ch/launch.json" '"max": 255' "launch.json: every byte value"
+cmp -s "$H.input0.bin" "$TMP/ch/input0.bin" && pass || fail "the clone's data is not the original's"
 expect_exit 0 "compare histogram" -- "$MINIBENCH" compare "$H" "$TMP/ch/prof/histogram256.0" --reduction 1 --json
 if command -v python3 >/dev/null; then
   python3 - "$H.profile.json" <<'PY' && pass || fail "profile: the atomic's index"
@@ -186,6 +186,24 @@ for m in counters:
 PY
 fi
 
+# --- at the examples' size (1,000 columns, 128 requests per counter) chance alone
+# moves a sample's sectors past the check's 5%, but the clone reads the original's
+# input where the original read it: at R = 1 its counters see the original's words
+expect_exit 0 "profile local_array" -- "$MINIBENCH" profile "$EX/local_array/local_array.ptx" \
+  --launch "$EX/local_array/launch.json" -o "$TMP/lq"
+expect_exit 0 "synth local_array (1,000 columns)" -- "$MINIBENCH" synth "$TMP/lq/local_mode.0" --reduction 1 -o "$TMP/cq"
+check_clone "local_array (1,000 columns)" "$TMP/cq"
+expect_exit 0 "compare local_array (1,000 columns)" -- "$MINIBENCH" compare "$TMP/lq/local_mode.0" \
+  "$TMP/cq/prof/local_mode.0" --reduction 1 --json
+if command -v python3 >/dev/null; then
+  python3 - "$TMP/out" <<'PY' && pass || fail "local_array's clone on the original's input: the counters' sectors"
+import json, sys
+d = json.load(open(sys.argv[1]))
+counters = [m for m in d["memory"] if m["space"] == "local" and 70 <= m["line"] <= 112]
+assert len(counters) == 8 and all(m["sectors_tv"] == 0 for m in counters), counters
+PY
+fi
+
 # --- a kernel calling a device function: the callee is a .func, called for real
 expect_exit 0 "profile devfunc" -- "$MINIBENCH" profile "$EX/devfunc/devfunc.ptx" \
   --launch "$EX/devfunc/launch.json" -o "$TMP/dp"
@@ -210,6 +228,42 @@ expect_grep "$TMP/c/launch.json" '"grid": \[' "launch.json: grid"
 # the store writes the sum, as the original's does (the profile's dependence)
 sum=$(sed -n 's/^\tadd\.f32 \(%f[0-9]*\), .*/\1/p' "$TMP/c/clone.ptx")
 expect_grep "$TMP/c/clone.ptx" "^	st\.global\.f32 \[%rd[0-9]+\], ${sum:-none};" "the store writes the sum"
+
+# --- the original's input: the profile keeps it beside itself, the clone copies it
+# and loads it (launch.json and clone.cu); a missing or changed file is refused
+for k in 0 1 2; do
+  cmp -s "$P/vecadd.0.input$k.bin" "$TMP/c/input$k.bin" && pass || fail "input$k.bin is not the profile's"
+done
+expect_grep "$TMP/c/launch.json" '"path": "input0.bin"' "launch.json: the input file"
+expect_grep "$TMP/c/clone.cu" 'read_input\(input_dir, "input0.bin", h, bytes\)' "clone.cu: reads the input"
+expect_grep "$TMP/c/README.md" "input0.bin.: the original's input for buffer 'a'" "README: the input"
+for damage in missing changed short; do
+  rm -rf "$TMP/pd" "$TMP/cd2" && cp -r "$P" "$TMP/pd"
+  case $damage in
+    missing) rm "$TMP/pd/vecadd.0.input1.bin" ;;
+    changed) printf '\377' | dd of="$TMP/pd/vecadd.0.input1.bin" bs=1 seek=5 conv=notrunc 2>/dev/null ;;
+    short) truncate -s 100 "$TMP/pd/vecadd.0.input1.bin" ;;
+  esac
+  expect_exit 1 "synth with a $damage input" -- "$MINIBENCH" synth "$TMP/pd/vecadd.0" --reduction 2 -o "$TMP/cd2"
+  expect_grep "$TMP/err" "vecadd.0.input1.bin" "$damage input: the file is named"
+  [ ! -e "$TMP/cd2" ] && pass || fail "synth with a $damage input wrote its output"
+done
+if command -v python3 >/dev/null; then
+  # a profile without "inputs" (written before them): seeded bytes, and the README says so
+  rm -rf "$TMP/pd" && cp -r "$P" "$TMP/pd" && rm "$TMP/pd"/vecadd.0.input*.bin
+  python3 - "$TMP/pd/vecadd.0.profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+del p["inputs"]
+for q in p["parameters"]:
+    q.get("pointer", {}).pop("input", None)
+json.dump(p, open(sys.argv[1], "w"))
+PY
+  expect_exit 0 "synth without inputs" -- "$MINIBENCH" synth "$TMP/pd/vecadd.0" --reduction 2 -o "$TMP/cd2"
+  expect_grep "$TMP/cd2/launch.json" '"kind": "random"' "no input: seeded bytes"
+  expect_grep "$TMP/cd2/README.md" "recorded no input" "no input: the README says so"
+  check_clone "without inputs" "$TMP/cd2"
+fi
 
 # --- determinism: same seed, same bytes
 expect_exit 0 "synth again" -- "$MINIBENCH" synth "$A" --reduction 2 --seed 5 -o "$TMP/c2"

@@ -47,7 +47,8 @@ static void test_template_fill(void **state)
     assert_null(mb_template_text("nothing", NULL));
 }
 
-static mb_clone_model *fixture_model(double r)
+/* The fixture profile's JSON with a uniform self-loop branch (malloc'd). */
+static char *fixture_json(void)
 {
     const char *text = PROFILE_JSON("0.0", "128", "{\"4\": 4}");
     char *s = malloc(strlen(text) + 400);
@@ -60,6 +61,12 @@ static mb_clone_model *fixture_model(double r)
                      "\"taken_threads\": 96, \"not_taken_threads\": 32, \"diverged_warp_execs\": 0, "
                      "\"divergence_fraction\": 0.0, \"condition\": \"uniform\"}");
     strcat(s, text + head);
+    return s;
+}
+
+static mb_clone_model *fixture_model(double r)
+{
+    char *s = fixture_json();
     mb_error err;
     mb_sprof *p = NULL;
     mb_clone_model *m = NULL;
@@ -177,11 +184,103 @@ static void test_clone_dir(void **state)
     mb_clone_free(m);
 }
 
+/* The profile's input becomes the clone's: checked when the model is built,
+ * copied into the clone directory (checked again), loaded by launch.json and
+ * clone.cu; a file that changed in between leaves nothing behind. */
+static void test_clone_dir_inputs(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mb_emit_XXXXXX", src[600], out[600], path[700];
+    assert_non_null(mkdtemp(dir));
+    unsigned char data[256];
+    for (int i = 0; i < 256; i++)
+        data[i] = (unsigned char)(i * 7);
+    snprintf(src, sizeof src, "%s/k.0.input0.bin", dir);
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_write_file_atomic(src, data, sizeof data, &err), MB_OK);
+    char *base = fixture_json(), inputs[200];
+    snprintf(inputs, sizeof inputs,
+             "\"offset\": 0, \"input\": 0}}],\n \"inputs\": [{\"buffer\": \"a\", \"bytes\": 256, "
+             "\"fnv1a64\": \"0x%016llx\"}], \"module_variables\"",
+             (unsigned long long)mb_fnv1a64(MB_FNV1A64_INIT, data, sizeof data));
+    const char *at = strstr(base, "\"offset\": 0}}],\n \"module_variables\"");
+    assert_non_null(at);
+    char *s = malloc(strlen(base) + strlen(inputs) + 1);
+    memcpy(s, base, (size_t)(at - base));
+    strcpy(s + (at - base), inputs);
+    strcat(s, at + strlen("\"offset\": 0}}],\n \"module_variables\""));
+    mb_sprof *p = NULL;
+    mb_clone_model *m = NULL;
+    if (mb_sprof_parse_json(s, strlen(s), "fixture.json", &p, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    /* parsed from text: no files beside it, seeded bytes */
+    assert_int_equal(mb_clone_build(p, 2, 3, &m, &err), MB_OK);
+    assert_int_equal(m->ninputs, 0);
+    assert_null(m->params[0].input);
+    mb_clone_free(m);
+    /* beside the profile, as mb_sprof_load finds it */
+    p->inputs[0].path = src;
+    if (mb_clone_build(p, 2, 3, &m, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->ninputs, 1);
+    assert_ptr_equal(m->params[0].input, &m->inputs[0]);
+    assert_string_equal(m->inputs[0].file, "input0.bin");
+    assert_true(m->inputs[0].source[0] == '/');
+    mb_buf launch = MB_BUF_INIT;
+    assert_int_equal(mb_emit_launch(m, MB_INPUTS_AT_PROFILE, &launch, &err), MB_OK);
+    assert_non_null(strstr(launch.data, m->inputs[0].source));
+    mb_buf_reset(&launch);
+    assert_int_equal(mb_emit_launch(m, MB_INPUTS_IN_CLONE_DIR, &launch, &err), MB_OK);
+    assert_non_null(strstr(launch.data, "\"path\": \"input0.bin\""));
+    mb_buf_free(&launch);
+    snprintf(out, sizeof out, "%s/clone", dir);
+    if (mb_emit_clone_dir(m, out, &err) != MB_OK)
+        fail_msg("%s", err.msg);
+    char *copy = slurp(out, "input0.bin"), *cu = slurp(out, "clone.cu"), *readme = slurp(out, "README.md");
+    assert_memory_equal(copy, data, sizeof data);
+    assert_non_null(strstr(cu, "read_input(input_dir, \"input0.bin\", h, bytes)"));
+    assert_int_equal(mb_cuda_check_syntax("clone.cu", cu, strlen(cu), &err), MB_OK);
+    assert_non_null(strstr(readme, "`input0.bin`: the original's input for buffer 'a' (256 bytes"));
+    free(copy);
+    free(cu);
+    free(readme);
+    static const char *const names[] = {"input0.bin", "clone.ptx", "clone.cu", "launch.json", "Makefile",
+                                        "README.md"};
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+        unlink(path);
+    }
+    /* the profile's file changed after the model was built */
+    data[17] ^= 1;
+    assert_int_equal(mb_write_file_atomic(src, data, sizeof data, &err), MB_OK);
+    assert_int_equal(mb_emit_clone_dir(m, out, &err), MB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "changed since the clone was built"));
+    assert_string_equal(err.file, m->inputs[0].source);
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    mb_clone_free(m);
+    /* and a model built now refuses it, naming the file */
+    assert_int_equal(mb_clone_build(p, 2, 3, &m, &err), MB_ERR_INVALID);
+    assert_null(m);
+    assert_string_equal(err.file, src);
+    assert_non_null(strstr(err.msg, "but the profile lists buffer 'a' as 256 bytes"));
+    mb_sprof_free(p);
+    rmdir(out);
+    unlink(src);
+    rmdir(dir);
+    free(s);
+    free(base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_fill),
         cmocka_unit_test(test_clone_dir),
+        cmocka_unit_test(test_clone_dir_inputs),
         cmocka_unit_test(test_readme_stairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

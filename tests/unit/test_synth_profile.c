@@ -199,6 +199,56 @@ static void test_parse_errors(void **state)
     }
 }
 
+/* "inputs" and a pointer's "input": optional, each member checked */
+static void test_parse_inputs(void **state)
+{
+    (void)state;
+    /* the end of the pointer parameter and the next key, where both go */
+    static const char at[] = "\"offset\": 0}}],\n \"module_variables\"";
+    char *s = replace(base_json, at,
+                      "\"offset\": 0, \"input\": 0}}],\n \"inputs\": [{\"buffer\": \"a\", "
+                      "\"bytes\": 256, \"fnv1a64\": \"0x00ff\"}], \"module_variables\"");
+    mb_sprof *p = parse(s);
+    free(s);
+    assert_int_equal(p->ninputs, 1);
+    assert_string_equal(p->inputs[0].buffer, "a");
+    assert_int_equal(p->inputs[0].bytes, 256);
+    assert_int_equal(p->inputs[0].fnv1a64, 0xff);
+    assert_null(p->inputs[0].path); /* from text: no files beside it */
+    assert_ptr_equal(p->params[0].input, &p->inputs[0]);
+    mb_sprof_free(p);
+    p = parse(base_json);
+    assert_int_equal(p->ninputs, 0);
+    assert_null(p->params[0].input);
+    mb_sprof_free(p);
+
+    static const struct {
+        const char *ptr, *inputs, *message;
+    } bad[] = {
+        {"", " \"inputs\": 3,", "inputs: must be an array"},
+        {"", " \"inputs\": [{\"buffer\": \"a\", \"fnv1a64\": \"0x1\"}],", "inputs[0]: 'bytes'"},
+        {"", " \"inputs\": [{\"bytes\": 1, \"fnv1a64\": \"0x1\"}],", "inputs[0]: 'buffer'"},
+        {"", " \"inputs\": [{\"buffer\": \"a\", \"bytes\": 1, \"fnv1a64\": \"12\"}],",
+         "inputs[0]: 'fnv1a64' must be a hexadecimal"},
+        {"", " \"inputs\": [{\"buffer\": \"a\", \"bytes\": 1, \"fnv1a64\": \"0x1z\"}],",
+         "inputs[0]: 'fnv1a64' must be a hexadecimal"},
+        {", \"input\": 0", "", "parameters[0]: 'pointer.input' must index 'inputs' (0 entries)"},
+        {", \"input\": \"0\"", " \"inputs\": [{\"buffer\": \"a\", \"bytes\": 256, \"fnv1a64\": \"0x1\"}],",
+         "'pointer.input' must index 'inputs' (1 entries)"},
+        {", \"input\": 0", " \"inputs\": [{\"buffer\": \"b\", \"bytes\": 256, \"fnv1a64\": \"0x1\"}],",
+         "'pointer.input' is input 0 (buffer 'b', 256 bytes), not this buffer ('a', 256 bytes)"},
+        {", \"input\": 0", " \"inputs\": [{\"buffer\": \"a\", \"bytes\": 255, \"fnv1a64\": \"0x1\"}],",
+         "'pointer.input' is input 0 (buffer 'a', 255 bytes)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char to[512];
+        snprintf(to, sizeof to, "\"offset\": 0%s}}],\n%s \"module_variables\"", bad[i].ptr, bad[i].inputs);
+        s = replace(base_json, at, to);
+        expect_parse_error(s, MB_ERR_INVALID, bad[i].message);
+        free(s);
+    }
+}
+
 /* base_json with `model` after the first branch's condition */
 static char *with_model(const char *model)
 {
@@ -518,7 +568,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_fields),      cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_parse_condition_model),
+        cmocka_unit_test(test_parse_condition_model), cmocka_unit_test(test_parse_inputs),
         cmocka_unit_test(test_dfsg_check),        cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_compare_self_is_zero),
         cmocka_unit_test(test_compare_reports_differences),

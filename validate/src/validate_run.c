@@ -272,7 +272,7 @@ static mb_status build_clone(vrun *v, size_t i, mb_error *err)
     if (st == MB_OK)
         st = mb_emit_ptx(v->rep->clones[i], &ptx, err);
     if (st == MB_OK)
-        st = mb_emit_launch(v->rep->clones[i], &launch, err);
+        st = mb_emit_launch(v->rep->clones[i], MB_INPUTS_AT_PROFILE, &launch, err);
     snprintf(name, sizeof(name), "clones/r%s/clone.ptx", label);
     if (st == MB_OK)
         st = mb_ptx_parse(ptx.data, ptx.len, name, &v->clone_modules[i], err);

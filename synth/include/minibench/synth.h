@@ -33,6 +33,14 @@ typedef struct mb_hist {
 uint64_t mb_hist_total(const mb_hist *h);
 double mb_hist_mean(const mb_hist *h);
 
+/** One buffer of the launch's input (profile "inputs"), its bytes in a file beside the profile. */
+typedef struct mb_sprof_input {
+    const char *buffer;      /**< the buffer's name */
+    uint64_t bytes;
+    uint64_t fnv1a64;        /**< FNV-1a 64 of the bytes */
+    const char *path;        /**< PROFDIR/K.n.input<k>.bin; NULL when parsed from text alone */
+} mb_sprof_input;
+
 /** One kernel parameter. */
 typedef struct mb_sprof_param {
     const char *name;
@@ -42,6 +50,7 @@ typedef struct mb_sprof_param {
     const char *buffer;      /**< the buffer's name (pointers) */
     uint64_t buffer_bytes;   /**< its size */
     uint64_t offset;         /**< pointer value minus the buffer's start */
+    const mb_sprof_input *input; /**< the buffer's recorded input (pointers); NULL: not recorded */
     const char *value;       /**< scalar value as JSON text (non-pointers) */
 } mb_sprof_param;
 
@@ -201,8 +210,9 @@ typedef struct mb_sprof {
     uint32_t grid[3], block[3];
     uint64_t dynamic_shared, ctas, warps, threads, warp_insts, thread_insts;
     uint64_t shared_static, local_per_thread;
-    size_t nparams, nvars, nfuncs;
+    size_t nparams, nvars, nfuncs, ninputs;
     mb_sprof_param *params;
+    mb_sprof_input *inputs;   /**< empty in profiles that recorded none */
     mb_sprof_var *vars;
     mb_sprof_func *funcs;   /**< the kernel first */
     mb_arena *arena;
@@ -377,12 +387,21 @@ typedef struct mb_clone_array {
                                 window (where its addresses were profiled); -1 otherwise */
 } mb_clone_array;
 
+/** A buffer of the original's input, which the clone runs on. */
+typedef struct mb_clone_input {
+    const char *buffer;    /**< the original's buffer name */
+    const char *file;      /**< its file in the clone directory: "input<k>.bin" */
+    const char *source;    /**< the profile's file it comes from, an absolute path */
+    uint64_t bytes, fnv1a64;
+} mb_clone_input;
+
 typedef struct mb_clone_param {
     const char *name, *type;
     uint32_t bytes;
     int is_pointer;
     const char *buffer;
     uint64_t buffer_bytes, offset;
+    const mb_clone_input *input; /**< the buffer's contents; NULL: seeded bytes (no recorded input) */
     const char *value;     /**< scalar value as JSON text */
 } mb_clone_param;
 
@@ -403,8 +422,9 @@ struct mb_clone_model {
     uint64_t seed;
     uint32_t grid[3], block[3];
     uint64_t dynamic_shared;
-    size_t nparams, narrays, nblocks, nbranches, nloops;
+    size_t nparams, narrays, nblocks, nbranches, nloops, ninputs;
     mb_clone_param *params;
+    mb_clone_input *inputs;
     mb_clone_array *arrays;
     mb_clone_block *blocks;
     mb_clone_branch *branches;
@@ -434,6 +454,9 @@ struct mb_clone_model {
  * the kernel, function, block and instruction when the kernel uses something
  * the model does not reproduce (several called functions, recursion, memory
  * accesses in a called function, indirect branches, unknown opcodes).
+ * The profile's recorded input becomes the clone's: each file must be
+ * there with the size and checksum the profile lists (MB_ERR_IO or
+ * MB_ERR_INVALID naming the file otherwise).
  */
 mb_status mb_clone_build(const mb_sprof *p, double reduction, uint64_t seed, mb_clone_model **out,
                          mb_error *err);
