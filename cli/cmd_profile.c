@@ -173,7 +173,7 @@ static void pending_free(pending *p)
     free(p->files);
 }
 
-/* The launch's input buffers, as files beside its profile, and a warning
+/* The launch's input buffers, as files beside its profile, and the warning
  * when they were too large to record. */
 static mb_status add_inputs(pending *out, const char *dir, const mb_profile *p, const char *kernel,
                             uint32_t n, json_t *entry, mb_error *err)
@@ -192,10 +192,9 @@ static mb_status add_inputs(pending *out, const char *dir, const mb_profile *p, 
         }
         json_array_append_new(files, json_string(name));
     }
-    if (mb_profile_inputs_omitted(p))
-        fprintf(stderr, "warning: launch %u (%s): its input buffers total %" PRIu64
-                        " bytes, over the %" PRIu64 " MiB a profile records; clones of it get seeded bytes\n",
-                n, kernel, mb_profile_inputs_omitted(p), MB_PROFILE_INPUT_LIMIT >> 20);
+    char warning[700];
+    if (mb_profile_inputs_warning(p, kernel, n, warning, sizeof(warning)))
+        fprintf(stderr, "warning: %s\n", warning);
     return MB_OK;
 }
 

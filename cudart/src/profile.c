@@ -184,10 +184,9 @@ static mb_status write_profile(mb_rt *rt, profile_state *ps, const mb_module *m,
         mb_profile_input_file(kernel, n, k, name, sizeof(name));
         json_array_append_new(inputs, json_string(name));
     }
-    if (st == MB_OK && mb_profile_inputs_omitted(p))
-        rt_warn("launch %" PRIu64 " (%s): its input buffers total %" PRIu64 " bytes, over the %" PRIu64
-                " MiB a profile records; clones of it get seeded bytes",
-                n, kernel, mb_profile_inputs_omitted(p), MB_PROFILE_INPUT_LIMIT >> 20);
+    char warning[1400];
+    if (st == MB_OK && mb_profile_inputs_warning(p, kernel, n, warning, sizeof(warning)))
+        rt_warn("%s", warning);
     if (st != MB_OK) {
         json_decref(inputs);
         return st;

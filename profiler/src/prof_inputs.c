@@ -118,6 +118,17 @@ uint64_t mb_profile_inputs_omitted(const mb_profile *p)
     return p->inputs_omitted;
 }
 
+int mb_profile_inputs_warning(const mb_profile *p, const char *kernel, uint64_t n, char *buf, size_t size)
+{
+    if (!p->inputs_omitted)
+        return 0;
+    snprintf(buf, size,
+             "launch %" PRIu64 " (%s): its input buffers total %" PRIu64 " bytes, over the %" PRIu64
+             " MiB a profile records; clones of it get seeded bytes",
+             n, kernel, p->inputs_omitted, MB_PROFILE_INPUT_LIMIT >> 20);
+    return 1;
+}
+
 int mb_profile_input_file(const char *kernel, uint64_t n, uint32_t k, char *buf, size_t size)
 {
     int len = snprintf(buf, size, "%s.%" PRIu64 ".input%" PRIu32 ".bin", kernel, n, k);

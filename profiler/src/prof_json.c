@@ -588,8 +588,9 @@ static void params_json(mb_json_writer *w, const mb_profile *p)
                 member_string(w, "buffer", name);
                 member_int(w, "buffer_bytes", size);
                 member_int(w, "offset", v - base);
-                if (prof_input_of(p, v) >= 0)
-                    member_int(w, "input", (uint64_t)prof_input_of(p, v));
+                const int input = prof_input_of(p, v);
+                if (input >= 0)
+                    member_int(w, "input", (uint64_t)input);
                 mb_json_object_end(w);
             } else {
                 member_int(w, "value", v);

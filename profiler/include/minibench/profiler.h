@@ -1136,6 +1136,11 @@ const mb_profile_input *mb_profile_get_input(const mb_profile *p, uint32_t k);
 /** Bytes of input left unrecorded because they exceed MB_PROFILE_INPUT_LIMIT (0: all recorded). */
 uint64_t mb_profile_inputs_omitted(const mb_profile *p);
 /**
+ * The warning for a launch whose input was not recorded, naming launch n of
+ * `kernel`, in `buf`; 0 (and `buf` untouched) when every input was.
+ */
+int mb_profile_inputs_warning(const mb_profile *p, const char *kernel, uint64_t n, char *buf, size_t size);
+/**
  * The file name input k is written to beside <kernel>.<n>.profile.json:
  * "<kernel>.<n>.input<k>.bin" (docs/formats.md). Returns 0 when it does not fit in `size`.
  */
