@@ -197,15 +197,23 @@ static mb_status ensure_dir(const char *dir, mb_error *err)
                         strerror(errno ? errno : ENOTDIR));
 }
 
+/* dir/name, malloc'd (NULL when out of memory) */
+static char *in_dir(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", dir, name);
+    return path;
+}
+
 /* Copies input k from the profile to dir/input<k>.bin, checking that the
  * bytes are still the ones the model was built from. */
 static mb_status copy_input(const mb_clone_input *in, const char *dir, mb_error *err)
 {
-    size_t n = strlen(dir) + strlen(in->file) + 2;
-    char *path = malloc(n);
+    char *path = in_dir(dir, in->file);
     if (!path)
         return mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
-    snprintf(path, n, "%s/%s", dir, in->file);
     FILE *src = fopen(in->source, "rb");
     mb_atomic_file af;
     mb_status st = src ? mb_atomic_open(&af, path, err)
@@ -258,26 +266,18 @@ mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *
     while (st == MB_OK && copied < m->ninputs && (st = copy_input(&m->inputs[copied], dir, err)) == MB_OK)
         copied++;
     for (int i = 0; i < 5 && st == MB_OK; i++) {
-        size_t n = strlen(dir) + strlen(names[i]) + 2;
-        char *path = malloc(n);
-        if (!path) {
-            st = mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
-            break;
-        }
-        snprintf(path, n, "%s/%s", dir, names[i]);
-        st = mb_write_file_atomic(path, text[i].data ? text[i].data : "", text[i].len, err);
+        char *path = in_dir(dir, names[i]);
+        st = path ? mb_write_file_atomic(path, text[i].data ? text[i].data : "", text[i].len, err)
+                  : mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
         free(path);
     }
     for (int i = 0; i < 5; i++)
         mb_buf_free(&text[i]);
     /* no half-made clone: the inputs copied go when the rest failed */
     for (size_t k = 0; st != MB_OK && k < copied; k++) {
-        size_t n = strlen(dir) + strlen(m->inputs[k].file) + 2;
-        char *path = malloc(n);
-        if (path) {
-            snprintf(path, n, "%s/%s", dir, m->inputs[k].file);
+        char *path = in_dir(dir, m->inputs[k].file);
+        if (path)
             remove(path);
-        }
         free(path);
     }
     return st;
