@@ -1,6 +1,25 @@
-/* A small hand-written profile shared by the synth and emit unit tests. */
+/* A small hand-written profile shared by the synth and emit unit tests, and
+ * the one edit they make to it. Include after cmocka.h. */
 #ifndef MB_SYNTH_FIXTURE_H
 #define MB_SYNTH_FIXTURE_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/* `text` with its first `from` replaced by `to` (malloc'd); fails the test
+ * when `from` is not there. */
+static inline char *replace(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to);
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memcpy(s, text, (size_t)(at - text));
+    strcpy(s + (at - text), to);
+    strcat(s, at + strlen(from));
+    return s;
+}
 
 /* A two-block kernel: BB0 (64 threads) branches to a self-loop L1 run 4
  * times by each of 32 threads, or straight to the exit block. */

@@ -50,18 +50,11 @@ static void test_template_fill(void **state)
 /* The fixture profile's JSON with a uniform self-loop branch (malloc'd). */
 static char *fixture_json(void)
 {
-    const char *text = PROFILE_JSON("0.0", "128", "{\"4\": 4}");
-    char *s = malloc(strlen(text) + 400);
     /* the self-loop's branch record */
-    const char *cut = strstr(text, "\"condition\": \"thread/cta id\"}],");
-    assert_non_null(cut);
-    size_t head = (size_t)(cut - text) + strlen("\"condition\": \"thread/cta id\"}");
-    memcpy(s, text, head);
-    strcpy(s + head, ",\n {\"insn\": 4, \"line\": 13, \"block\": 1, \"warp_execs\": 4, "
-                     "\"taken_threads\": 96, \"not_taken_threads\": 32, \"diverged_warp_execs\": 0, "
-                     "\"divergence_fraction\": 0.0, \"condition\": \"uniform\"}");
-    strcat(s, text + head);
-    return s;
+    return replace(PROFILE_JSON("0.0", "128", "{\"4\": 4}"), "\"condition\": \"thread/cta id\"}],",
+                   "\"condition\": \"thread/cta id\"},\n {\"insn\": 4, \"line\": 13, \"block\": 1, "
+                   "\"warp_execs\": 4, \"taken_threads\": 96, \"not_taken_threads\": 32, "
+                   "\"diverged_warp_execs\": 0, \"divergence_fraction\": 0.0, \"condition\": \"uniform\"}],");
 }
 
 static mb_clone_model *fixture_model(double r)
@@ -204,12 +197,7 @@ static void test_clone_dir_inputs(void **state)
              "\"offset\": 0, \"input\": 0}}],\n \"inputs\": [{\"buffer\": \"a\", \"bytes\": 256, "
              "\"fnv1a64\": \"0x%016llx\"}], \"module_variables\"",
              (unsigned long long)mb_fnv1a64(MB_FNV1A64_INIT, data, sizeof data));
-    const char *at = strstr(base, "\"offset\": 0}}],\n \"module_variables\"");
-    assert_non_null(at);
-    char *s = malloc(strlen(base) + strlen(inputs) + 1);
-    memcpy(s, base, (size_t)(at - base));
-    strcpy(s + (at - base), inputs);
-    strcat(s, at + strlen("\"offset\": 0}}],\n \"module_variables\""));
+    char *s = replace(base, "\"offset\": 0}}],\n \"module_variables\"", inputs);
     mb_sprof *p = NULL;
     mb_clone_model *m = NULL;
     if (mb_sprof_parse_json(s, strlen(s), "fixture.json", &p, &err) != MB_OK)

@@ -19,18 +19,6 @@
 
 #include "synth_fixture.h"
 
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    assert_non_null(at);
-    size_t n = strlen(text) - strlen(from) + strlen(to);
-    char *s = malloc(n + 1);
-    memcpy(s, text, (size_t)(at - text));
-    strcpy(s + (at - text), to);
-    strcat(s, at + strlen(from));
-    return s;
-}
-
 /* The fixture plus the self-loop's branch record (96 back, 32 out). */
 static char *loop_profile(void)
 {

@@ -30,8 +30,6 @@ static mb_sprof *parse(const char *text)
     return p;
 }
 
-static char *replace(const char *text, const char *from, const char *to);
-
 static void test_parse_fields(void **state)
 {
     (void)state;
@@ -116,18 +114,6 @@ static void expect_parse_error(const char *text, mb_status want, const char *fra
     assert_string_equal(err.file, "bad.json");
     if (!strstr(err.msg, fragment))
         fail_msg("message '%s' lacks '%s'", err.msg, fragment);
-}
-
-static char *replace(const char *text, const char *from, const char *to)
-{
-    const char *at = strstr(text, from);
-    assert_non_null(at);
-    size_t n = strlen(text) - strlen(from) + strlen(to);
-    char *s = malloc(n + 1);
-    memcpy(s, text, (size_t)(at - text));
-    strcpy(s + (at - text), to);
-    strcat(s, at + strlen(from));
-    return s;
 }
 
 static void test_parse_errors(void **state)
