@@ -15,7 +15,6 @@
  * matching against the original's filler slots. */
 typedef struct need {
     const char *op, *operands, *token;
-    int anywhere;           /* may drop a filler in any block that runs exactly when its own does */
     int uncovered;          /* inserted, and no filler dropped for it */
     int drop_block;         /* else the filler it dropped: block and slot */
     size_t drop_slot;

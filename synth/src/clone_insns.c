@@ -4,6 +4,7 @@
  * otherwise; remaining slots become fillers. */
 #include "clone_ctx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,16 +327,16 @@ static size_t filler_for(const blk *b, const char *token, size_t at, int exact_o
     return best != SIZE_MAX ? best : alike;
 }
 
-/* Whether `a` runs exactly as often as `k`, in the same loops: a filler
- * dropped there removes as many dynamic instructions as `k` adds. */
-static int same_frequency(const ctx *c, int a, int k)
+/* Whether `a` runs exactly as often as `k` in the clone (freq: each
+ * block's count at the reduction): a filler dropped there removes as many
+ * dynamic instructions as `k` adds. Counts at the reduction, not the
+ * original's, because the clone's mix is what is kept: where every loop of
+ * a nest runs once (the maximum reduction) a loop's preheader and body run
+ * equally often, and a value made before the loop can take the body's
+ * filler. */
+static int same_frequency(const double *freq, int a, int k)
 {
-    if (c->f->blocks[a].ecount != c->f->blocks[k].ecount)
-        return 0;
-    for (size_t l = 0; l < c->nloops; l++)
-        if (c->in_loop[l][a] != c->in_loop[l][k])
-            return 0;
-    return 1;
+    return fabs(freq[a] - freq[k]) <= 1e-9 * (freq[a] > freq[k] ? freq[a] : freq[k]);
 }
 
 /* Whether every path from block `from` to the function's end passes `to`. */
@@ -661,11 +662,16 @@ static mb_status split_products(ctx *c)
 
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
- * block that runs as often (or, for some, in a block that runs exactly when
- * it does), so that each block's (or the pair's) instruction count and mix
- * stay the original's. A need nothing can stand for stays extra. */
-static void drop_fillers(ctx *c)
+ * block that runs as often in the clone (or in a block that runs exactly
+ * when it does), so that the clone's instruction count and mix at its
+ * reduction stay the original's. A need nothing can stand for stays extra. */
+static mb_status drop_fillers(ctx *c)
 {
+    double *freq = malloc((c->nb + 1) * sizeof(double));
+    if (!freq)
+        return cx_nomem(c);
+    for (size_t k = 0; k < c->nb; k++)
+        freq[k] = mb_sprof_func_expected_ecount(c->f, (int)k, c->m->reduction);
     for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         for (size_t i = 0; i <= b->nslots; i++)
@@ -683,16 +689,17 @@ static void drop_fillers(ctx *c)
                     f = filler_for(b, token, i, exact);
                     while (f == SIZE_MAX && at > 0 && c->b[at].idom >= 0) {
                         at = c->b[at].idom;
-                        if (same_frequency(c, at, (int)k))
+                        if (same_frequency(freq, at, (int)k))
                             f = filler_for(&c->b[at], token, c->b[at].nslots, exact);
                     }
                 }
-                /* else, for the quota accesses' per-thread values (made
-                 * once for all of them, above the blocks that use them), a
-                 * block that runs exactly when theirs does: one it
-                 * dominates and that every path from it reaches */
-                for (size_t o = 0; f == SIZE_MAX && b->slots[i].ins[j].anywhere && o < c->nb; o++)
-                    if (o != k && same_frequency(c, (int)o, (int)k) && cx_dominates(c, (int)k, (int)o) &&
+                /* else a block that runs exactly when its own does: one
+                 * it dominates and that every path from it reaches (the
+                 * quota accesses' per-thread values, made once above the
+                 * blocks that use them; a preheader's values where the
+                 * loop runs once per entry at the reduction) */
+                for (size_t o = 0; f == SIZE_MAX && o < c->nb; o++)
+                    if (o != k && same_frequency(freq, (int)o, (int)k) && cx_dominates(c, (int)k, (int)o) &&
                         always_reaches(c, (int)k, (int)o)) {
                         at = (int)o;
                         f = filler_for(&c->b[at], token, c->b[at].nslots, 0);
@@ -747,6 +754,8 @@ static void drop_fillers(ctx *c)
             b->slots[i].nins = w;
         }
     }
+    free(freq);
+    return MB_OK;
 }
 
 /* ----------------------------------------------------------- the needs */
@@ -1516,16 +1525,6 @@ size_t cx_draw_values(const mb_hist *h, uint32_t cap, uint32_t val[4], double sh
     return n;
 }
 
-/* pro_add for the quota accesses' per-thread values (see drop_fillers) */
-static void pro_add_q(ctx *c, const char *op, const char *operands)
-{
-    need_seq *s = &c->b[c->cur_block].seqs[0];
-    size_t n = s->n;
-    pro_add(c, op, operands);
-    if (s->n > n)
-        s->items[n].anywhere = 1;
-}
-
 /* The thread's warp in warp-major order. */
 static const char *g_qwarp(ctx *c)
 {
@@ -1534,7 +1533,7 @@ static const char *g_qwarp(ctx *c)
         return w;
     const char *kf = g_kf(c);
     w = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
+    pro_add(c, "shr.u32", cx_fmt(c, "%s, %s, 5", w, kf));
     return val_put(c, "qwarp", w);
 }
 
@@ -1635,19 +1634,14 @@ static const char *sector_spread(ctx *c, const mb_hist *h, uint32_t win, uint32_
 }
 
 /* lane `op` imm (the 8-lane group's lane or the group) of the lane key,
- * once per block; with `anywhere` placed as pro_add_q places it */
-static const char *lane_part(ctx *c, const char *lane, const char *key, const char *op,
-                             unsigned imm, int anywhere)
+ * once per block */
+static const char *lane_part(ctx *c, const char *lane, const char *key, const char *op, unsigned imm)
 {
     const char *r = val_find(c, key);
     if (r)
         return r;
     r = cx_reg(c, MB_REG_B32);
-    const char *operands = cx_fmt(c, "%s, %s, %u", r, lane, imm);
-    if (anywhere)
-        pro_add_q(c, op, operands);
-    else
-        pro_add(c, op, operands);
+    pro_add(c, op, cx_fmt(c, "%s, %s, %u", r, lane, imm));
     return val_put(c, key, r);
 }
 
@@ -1685,8 +1679,8 @@ static const char *local_spread(ctx *c, const mb_sprof_mem *mm, uint64_t array_b
     if (r)
         return r;
     const char *lane = g_key(c, 1);
-    const char *in_group = lane_part(c, lane, "lane&7", "and.b32", 7, 0);
-    const char *group = lane_part(c, lane, "lane>>3", "shr.u32", 3, 0);
+    const char *in_group = lane_part(c, lane, "lane&7", "and.b32", 7);
+    const char *group = lane_part(c, lane, "lane>>3", "shr.u32", 3);
     const char *word = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B64);
     pro_add(c, "mul.lo.s32", cx_fmt(c, "%s, %s, %u", word, in_group, d));
@@ -1786,12 +1780,12 @@ static const char *array_address(ctx *c, int array, int is64)
 
 static const char *g_lane_low(ctx *c)
 {
-    return lane_part(c, g_key(c, 1), "lane&7", "and.b32", 7, 1);
+    return lane_part(c, g_key(c, 1), "lane&7", "and.b32", 7);
 }
 
 static const char *g_lane_group(ctx *c)
 {
-    return lane_part(c, g_key(c, 1), "lane>>3", "shr.u32", 3, 1);
+    return lane_part(c, g_key(c, 1), "lane>>3", "shr.u32", 3);
 }
 
 /* rank 4 * (lane & 7) + 3 - (lane >> 3): round-robin over the 8-lane
@@ -1803,8 +1797,8 @@ static const char *g_qrank(ctx *c)
         return r;
     const char *p = g_lane_low(c), *g = g_lane_group(c);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "xor.b32", cx_fmt(c, "%s, %s, 3", r, g));
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, p, r));
+    pro_add(c, "xor.b32", cx_fmt(c, "%s, %s, 3", r, g));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, p, r));
     return val_put(c, "qrank", r);
 }
 
@@ -1816,7 +1810,7 @@ static const char *g_laneid(ctx *c)
     if (r)
         return r;
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mov.u32", cx_fmt(c, "%s, %%laneid", r));
+    pro_add(c, "mov.u32", cx_fmt(c, "%s, %%laneid", r));
     return val_put(c, "key1", r);
 }
 
@@ -1827,7 +1821,7 @@ static const char *g_brow(ctx *c)
 {
     if (c->qlayout == QLAYOUT_PILED)
         return g_laneid(c);
-    return lane_part(c, g_laneid(c), "brow", "and.b32", 15, 1);
+    return lane_part(c, g_laneid(c), "brow", "and.b32", 15);
 }
 
 /* The 32-bit shared address of a bank-conflict quota access's lane: its own
@@ -1843,7 +1837,7 @@ static const char *g_bword(ctx *c, int array, int pile)
     r = cx_reg(c, MB_REG_B32);
     /* a row past the array only for lanes whose levels no quota reaches,
      * which never use it (clone_quota.c) */
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, index, pile ? 128 : 4, base));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, index, pile ? 128 : 4, base));
     return val_put(c, key, r);
 }
 
@@ -1859,7 +1853,7 @@ static const char *g_qword(ctx *c, int array, int common, int classes)
     const char *lane = g_key(c, 1), *base = array_address(c, array, 0);
     r = cx_reg(c, MB_REG_B32);
     if (classes == 1 && common) { /* word 7 of every lane */
-        pro_add_q(c, "add.s32", cx_fmt(c, "%s, %s, 28", r, base));
+        pro_add(c, "add.s32", cx_fmt(c, "%s, %s, 28", r, base));
         return val_put(c, key, r);
     }
     if (classes == 1) {
@@ -1871,10 +1865,10 @@ static const char *g_qword(ctx *c, int array, int common, int classes)
         if (!w) {
             w = cx_reg(c, MB_REG_B32);
             if (classes == 2) {
-                pro_add_q(c, "and.b32", cx_fmt(c, "%s, %s, 15", w, lane));
+                pro_add(c, "and.b32", cx_fmt(c, "%s, %s, 15", w, lane));
             } else {
-                pro_add_q(c, "add.s32", cx_fmt(c, "%s, %s, 16", w, g_lane_low(c)));
-                pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, %s", w, w, lane));
+                pro_add(c, "add.s32", cx_fmt(c, "%s, %s, 16", w, g_lane_low(c)));
+                pro_add(c, "min.u32", cx_fmt(c, "%s, %s, %s", w, w, lane));
             }
             val_put(c, wkey, w);
         }
@@ -1882,10 +1876,10 @@ static const char *g_qword(ctx *c, int array, int common, int classes)
     }
     if (common) {
         const char *t = cx_reg(c, MB_REG_B32);
-        pro_add_q(c, "or.b32", cx_fmt(c, "%s, %s, 7", t, lane));
+        pro_add(c, "or.b32", cx_fmt(c, "%s, %s, 7", t, lane));
         lane = t;
     }
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, 4, %s", r, lane, base));
     return val_put(c, key, r);
 }
 
@@ -1906,20 +1900,20 @@ static const char *g_qgj(ctx *c, const memplan *pl)
     const char *rank1 = g_brow(c), *w = g_qwarp(c);
     const char *start = cx_reg(c, MB_REG_B32), *g = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, rank1, W->bits, -W->bits));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", start, rank1, W->bits, -W->bits));
     /* bfe reads the start's low byte: past it, the field past the table */
     if (W->bits * 30 > 255)
-        pro_add_q(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
+        pro_add(c, "min.u32", cx_fmt(c, "%s, %s, 64", start, start));
     if (pl->qimm >> 32 == 0) {
         /* the fields in the low word: a 32-bit extract, no conversion */
-        pro_add_q(c, "bfe.u32", cx_fmt(c, "%s, 0x%08x, %s, %d", g, (uint32_t)pl->qimm, start, W->bits));
+        pro_add(c, "bfe.u32", cx_fmt(c, "%s, 0x%08x, %s, %d", g, (uint32_t)pl->qimm, start, W->bits));
     } else {
         const char *f = cx_reg(c, MB_REG_B64);
-        pro_add_q(c, "bfe.u64",
+        pro_add(c, "bfe.u64",
                   cx_fmt(c, "%s, 0x%016llx, %s, %d", f, (unsigned long long)pl->qimm, start, W->bits));
-        pro_add_q(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
+        pro_add(c, "cvt.u32.u64", cx_fmt(c, "%s, %s", g, f));
     }
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, w, -(int32_t)P->span, g));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %s", r, w, -(int32_t)P->span, g));
     return val_put(c, key, r);
 }
 
@@ -1939,15 +1933,15 @@ static const char *g_qpos(ctx *c, int pos)
     int low = 32 - P->bits;
     uint32_t mul = P->mul << low, add = (P->add << low) | ((UINT32_C(1) << low) - 1);
     const char *t = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", t, w, (int32_t)mul, (int32_t)add));
+    pro_add(c, "mad.lo.s32", cx_fmt(c, "%s, %s, %d, %d", t, w, (int32_t)mul, (int32_t)add));
     if (pos > 0)
         return val_put(c, key, t); /* compared in 32 bits (g_qthr) */
     r = cx_reg(c, MB_REG_B64);
     /* widened by a multiply: the original's own opcode here, and no conversion
      * (of which the blocks around have none to stand for it) */
-    pro_add_q(c, "mul.wide.u32", cx_fmt(c, "%s, %s, 1", r, t));
-    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, %s, 32", r, r));
-    pro_add_q(c, "or.b64", cx_fmt(c, "%s, %s, 4294967295", r, r));
+    pro_add(c, "mul.wide.u32", cx_fmt(c, "%s, %s, 1", r, t));
+    pro_add(c, "shl.b64", cx_fmt(c, "%s, %s, 32", r, r));
+    pro_add(c, "or.b64", cx_fmt(c, "%s, %s, 4294967295", r, r));
     return val_put(c, key, r);
 }
 
@@ -1962,13 +1956,13 @@ static const char *g_qshift(ctx *c, int w)
     const quota_win *W = &c->qwin[w];
     r = cx_reg(c, MB_REG_B32);
     if (W->bank) /* bank rank g_brow - 1: made in the same mad */
-        pro_add_q(c, "mad.lo.s32",
+        pro_add(c, "mad.lo.s32",
                   cx_fmt(c, "%s, %s, %d, %d", r, g_brow(c), -W->bits, 64 + W->bits * (W->lo - W->level0)));
     else
-        pro_add_q(c, "mad.lo.s32",
+        pro_add(c, "mad.lo.s32",
                   cx_fmt(c, "%s, %s, %d, %d", r, g_qrank(c), -W->bits, (int)cx_quota_shift(W, 0)));
     if (W->hi < 32 && !W->bank)
-        pro_add_q(c, "max.s32", cx_fmt(c, "%s, %s, %d", r, r, 64 - W->bits * (W->hi - W->lo + 2)));
+        pro_add(c, "max.s32", cx_fmt(c, "%s, %s, %d", r, r, 64 - W->bits * (W->hi - W->lo + 2)));
     return val_put(c, key, r);
 }
 
@@ -1985,8 +1979,8 @@ static const char *g_qthr(ctx *c, const memplan *pl)
     const char *sh = g_qshift(c, pl->qwin);
     const char *t = cx_reg(c, MB_REG_B64), *lo = cx_reg(c, MB_REG_B32);
     r = cx_reg(c, MB_REG_B32);
-    pro_add_q(c, "shl.b64", cx_fmt(c, "%s, 0x%016llx, %s", t, (unsigned long long)pl->qimm, sh));
-    pro_add_q(c, "mov.b64", cx_fmt(c, "{%s, %s}, %s", lo, r, t));
+    pro_add(c, "shl.b64", cx_fmt(c, "%s, 0x%016llx, %s", t, (unsigned long long)pl->qimm, sh));
+    pro_add(c, "mov.b64", cx_fmt(c, "{%s, %s}, %s", lo, r, t));
     return val_put(c, key, r);
 }
 
@@ -3837,7 +3831,8 @@ mb_status cx_assemble(ctx *c)
     for (size_t k = 0; k < c->nb; k++)
         if ((st = match_block(c, (int)k)) != MB_OK)
             return st;
-    drop_fillers(c);
+    if ((st = drop_fillers(c)) != MB_OK)
+        return st;
     if ((st = split_products(c)) != MB_OK)
         return st;
     int *again_block = NULL;

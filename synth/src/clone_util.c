@@ -97,7 +97,6 @@ mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands)
     need *n = &s->items[s->n++];
     n->op = op;
     n->operands = operands;
-    n->anywhere = 0;
     n->uncovered = 0;
     n->drop_block = -1;
     n->drop_slot = 0;
