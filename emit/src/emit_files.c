@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -244,6 +245,38 @@ static mb_status copy_input(const mb_clone_input *in, const char *dir, mb_error 
     return st;
 }
 
+/* An input<k>.bin of an earlier clone written to dir whose k is not one of
+ * this clone's inputs: launch.json would not read it, but a user copying
+ * the directory would take it for the clone's data. */
+static mb_status remove_stale_inputs(const mb_clone_model *m, const char *dir, mb_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return mb_error_set(err, MB_ERR_IO, dir, 0, 0, "cannot list the output directory: %s", strerror(errno));
+    mb_status st = MB_OK;
+    struct dirent *e;
+    while (st == MB_OK && (e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strncmp(name, "input", 5) != 0)
+            continue;
+        const char *digits = name + 5;
+        size_t n = strspn(digits, "0123456789");
+        if (n == 0 || n > 9 || strcmp(digits + n, ".bin") != 0)
+            continue;
+        if (strtoul(digits, NULL, 10) < m->ninputs)
+            continue;
+        char *path = in_dir(dir, name);
+        if (!path)
+            st = mb_error_set(err, MB_ERR_NOMEM, dir, 0, 0, "out of memory");
+        else if (remove(path) != 0 && errno != ENOENT)
+            st = mb_error_set(err, MB_ERR_IO, path, 0, 0, "cannot remove an earlier clone's input: %s",
+                              strerror(errno));
+        free(path);
+    }
+    closedir(d);
+    return st;
+}
+
 mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *err)
 {
     static const char *const names[] = {"clone.ptx", "clone.cu", "launch.json", "Makefile",
@@ -280,5 +313,6 @@ mb_status mb_emit_clone_dir(const mb_clone_model *m, const char *dir, mb_error *
             remove(path);
         free(path);
     }
-    return st;
+    /* the clone is whole by now: a stale file that stays is reported, not undone */
+    return st == MB_OK ? remove_stale_inputs(m, dir, err) : st;
 }

@@ -102,6 +102,11 @@ check_clone "histogram" "$TMP/ch"
 byte=$(sed -nE 's/^\s*ld\.global\.u8 (%rs[0-9]+), .*/\1/p' "$TMP/ch/clone.ptx")
 expect_grep "$TMP/ch/clone.ptx" "^\s*mul\.wide\.u16 %r[0-9]+, ${byte:-none}, 4;" "clone: the loaded byte indexes the bins"
 cmp -s "$H.input0.bin" "$TMP/ch/input0.bin" && pass || fail "the clone's data is not the original's"
+# synthesised again into the same directory, where an earlier clone left more inputs
+printf 'x' > "$TMP/ch/input3.bin"
+expect_exit 0 "synth histogram again" -- "$MINIBENCH" synth "$H" --reduction 2 -o "$TMP/ch"
+[ ! -e "$TMP/ch/input3.bin" ] && [ -e "$TMP/ch/input0.bin" ] && pass || fail "a stale input<k>.bin stayed in the clone directory"
+expect_exit 0 "synth histogram at R = 1" -- "$MINIBENCH" synth "$H" --reduction 1 -o "$TMP/ch"
 expect_exit 0 "compare histogram" -- "$MINIBENCH" compare "$H" "$TMP/ch/prof/histogram256.0" --reduction 1 --json
 if command -v python3 >/dev/null; then
   python3 - "$H.profile.json" <<'PY' && pass || fail "profile: the atomic's index"

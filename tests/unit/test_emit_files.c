@@ -223,8 +223,25 @@ static void test_clone_dir_inputs(void **state)
     assert_non_null(strstr(launch.data, "\"path\": \"input0.bin\""));
     mb_buf_free(&launch);
     snprintf(out, sizeof out, "%s/clone", dir);
+    /* an earlier clone with more inputs wrote here: its extra inputs go,
+     * files not named like a clone's input stay */
+    assert_int_equal(mkdir(out, 0777), 0);
+    static const char *const stale[] = {"input1.bin", "input12.bin"}, *const kept[] = {"inputs.bin", "input1.txt"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, stale[i]);
+        assert_int_equal(mb_write_file_atomic(path, "x", 1, &err), MB_OK);
+        snprintf(path, sizeof path, "%s/%s", out, kept[i]);
+        assert_int_equal(mb_write_file_atomic(path, "x", 1, &err), MB_OK);
+    }
     if (mb_emit_clone_dir(m, out, &err) != MB_OK)
         fail_msg("%s", err.msg);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, stale[i]);
+        assert_int_equal(access(path, F_OK), -1);
+        snprintf(path, sizeof path, "%s/%s", out, kept[i]);
+        assert_int_equal(access(path, F_OK), 0);
+        unlink(path);
+    }
     char *copy = slurp(out, "input0.bin"), *cu = slurp(out, "clone.cu"), *readme = slurp(out, "README.md");
     assert_memory_equal(copy, data, sizeof data);
     assert_non_null(strstr(cu, "read_input(input_dir, \"input0.bin\", h, bytes)"));
