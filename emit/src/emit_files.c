@@ -152,6 +152,14 @@ mb_status mb_emit_readme(const mb_clone_model *m, mb_buf *out, mb_error *err)
                                 "(0 to 255), so values the original read from them are not the clone's.\n");
             break;
         }
+    for (size_t k = 0; k < m->nwindows; k++)
+        mb_buf_printf(inputs,
+                      "- The load at line %d reads buffer '%s' %" PRIu64 " bytes (%" PRIu64 " lines of 128) further on "
+                      "than the original's threads did at the same iterations: the values there give the shared "
+                      "accesses they index bank conflicts within %.2f%% (total variation) of the original's, "
+                      "where the first values the fewer iterations reach would not.\n",
+                      m->windows[k].line, m->windows[k].buffer, m->windows[k].shift, m->windows[k].shift / 128,
+                      100 * m->windows[k].tv);
     mb_buf *blocks = emit_var_buf(&v, "EXPECTED_BLOCKS");
     mb_buf_puts(blocks, "| block | label | expected ECount |\n|---|---|---|\n");
     mb_buf *cases = emit_var_buf(&v, "BRANCH_CASES");

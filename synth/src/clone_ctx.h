@@ -121,6 +121,10 @@ typedef struct memplan {
      * the same index whose address register (ixaddr) it reuses (-1: none) */
     int ixload, ixshare;
     const char *ixaddr;
+    /* an index the load could make but whose distribution a sample of
+     * the clone's size was not expected to keep: the load's record, for
+     * cx_index_by_data to decide with the clone's own requests (-1: none) */
+    int ixcand;
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
@@ -353,6 +357,9 @@ typedef struct sim_watch {
     void (*thread_begin)(ctx *c, void *arg, uint32_t t);
     void (*warp_end)(ctx *c, void *arg, uint32_t warp);
     void *visit_arg;
+    /* set by cx_simulate while it runs: the current thread's finished
+     * iterations of each loop, as cx_affine_eval reads them */
+    const uint32_t *iter;
     /* record the watched branch's executions, with the shift a halving
      * threshold would take (KEY branches that keep their loop) */
     struct sim_exec *execs;
@@ -371,6 +378,12 @@ mb_status cx_plan_memory(ctx *c);
 /* clone_inputs.c: the model's inputs from the profile's (files checked) */
 mb_status cx_model_inputs(ctx *c);
 mb_status cx_finish_memory(ctx *c);
+/* clone_index_data.c: the ixcand accesses whose requests, as the clone
+ * will make them from its input, keep the profiled distribution become
+ * PLAN_INDEX (after the calibration and the affine starts) */
+mb_status cx_index_by_data(ctx *c);
+/* clone_memory.c: access i indexed by load record k (PLAN_INDEX) */
+void cx_make_index_plan(ctx *c, size_t i, size_t k);
 
 /* clone_spread.c: the window and hash constant of each sector spread,
  * from the model's requests (after the calibration) */

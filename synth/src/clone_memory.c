@@ -372,26 +372,39 @@ static void plan_indexes(ctx *c)
         const mb_hist *dist = strcmp(mm->space, "shared") == 0 ? &mm->bank_conflicts : &mm->sectors;
         const int same_values = c->plans[k].kind == PLAN_AFFINE && c->m->params[c->plans[k].param].input &&
                                 nb >= na;
-        if (!same_values &&
-            sampling_distance(dist, na, nb) > 0.5 * mb_compare_default_tolerance(c->m->reduction).distribution)
-            continue;
         uint64_t most = index_bound(ix, f->mem[k].width), w = (uint64_t)mm->width * mm->vector;
         uint64_t room = region_bytes(c, pl);
         if (most == UINT64_MAX || ix->offset < 0 || (uint64_t)ix->offset > room ||
             most + w > room - (uint64_t)ix->offset)
             continue;
-        pl->kind = PLAN_INDEX;
-        pl->ixload = (int)k;
-        pl->qbank = 0;
-        pl->qrows = 0;
-        pl->is64 = strcmp(mm->space, "local") == 0;
-        pl->offset = ix->offset;
-        for (size_t j = 0; j < i && pl->ixshare < 0; j++)
-            if (c->plans[j].kind == PLAN_INDEX && c->plans[j].ixshare < 0 &&
-                cx_mem_block(c, (int)j) == cx_mem_block(c, (int)i) && c->plans[j].array == pl->array &&
-                same_index(&f->mem[j].index, ix))
-                pl->ixshare = (int)j;
+        if (!same_values &&
+            sampling_distance(dist, na, nb) > 0.5 * mb_compare_default_tolerance(c->m->reduction).distribution) {
+            /* the clone's own requests decide, once known (cx_index_by_data) */
+            pl->ixcand = (int)k;
+            continue;
+        }
+        cx_make_index_plan(c, i, k);
     }
+}
+
+void cx_make_index_plan(ctx *c, size_t i, size_t k)
+{
+    const mb_sprof_func *f = c->f;
+    const mb_sprof_mem *mm = &f->mem[i];
+    memplan *pl = &c->plans[i];
+    pl->kind = PLAN_INDEX;
+    pl->ixload = (int)k;
+    pl->ixcand = -1;
+    pl->qbank = 0;
+    pl->qrows = 0;
+    pl->is64 = strcmp(mm->space, "local") == 0;
+    pl->offset = mm->index.offset;
+    pl->ixshare = -1;
+    for (size_t j = 0; j < i && pl->ixshare < 0; j++)
+        if (c->plans[j].kind == PLAN_INDEX && c->plans[j].ixshare < 0 &&
+            cx_mem_block(c, (int)j) == cx_mem_block(c, (int)i) && c->plans[j].array == pl->array &&
+            same_index(&f->mem[j].index, &mm->index))
+            pl->ixshare = (int)j;
 }
 
 mb_status cx_plan_memory(ctx *c)
@@ -413,7 +426,7 @@ mb_status cx_plan_memory(ctx *c)
         pl->qbank = pl->qindex = 0;
         pl->qrows = 0;
         pl->swin = pl->sadd = 0;
-        pl->ixload = pl->ixshare = -1;
+        pl->ixload = pl->ixshare = pl->ixcand = -1;
         pl->ixaddr = NULL;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
@@ -571,6 +584,15 @@ mb_status cx_finish_memory(ctx *c)
             c->m->arrays[pl->array].source_offset < 0)
             pl->offset -= shared_offset(c, pl->array); /* module variables keep their layout */
     }
-    mb_status st = cx_plan_spreads(c);
+    mb_status st = cx_index_by_data(c);
+    if (st == MB_OK) {
+        /* an access that became indexed shares no quota any more */
+        for (size_t i = 0; i < f->nmem; i++)
+            c->plans[i].qshare = -1;
+        for (size_t i = 0; i < f->nmem; i++)
+            if (c->plans[i].kind == PLAN_QUOTA)
+                c->plans[i].qshare = quota_share(c, i);
+        st = cx_plan_spreads(c);
+    }
     return st == MB_OK ? cx_plan_quotas(c) : st;
 }

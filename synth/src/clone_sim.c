@@ -38,6 +38,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
         free(runs);
         return cx_nomem(c);
     }
+    if (w)
+        w->iter = iter;
     memset(ecount, 0, c->nb * sizeof(double));
     uint64_t total = 0;
     mb_status st = MB_OK;
@@ -155,6 +157,8 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
     }
     if (st == MB_OK && w && w->warp_end && have_warp)
         w->warp_end(c, w->visit_arg, warp);
+    if (w)
+        w->iter = NULL;
     free(iter);
     free(runs);
     return st;

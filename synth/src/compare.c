@@ -198,7 +198,7 @@ static int remainder_desc(const void *p, const void *q)
  * histogram of n counts: a's shares times n, rounded down, and the counts
  * left over added to the largest remainders (0 when out of memory: no
  * allowance). */
-static double tv_floor(const mb_hist *a, uint64_t n)
+double mb_hist_tv_floor(const mb_hist *a, uint64_t n)
 {
     const double ta = (double)mb_hist_total(a);
     if (n == 0 || ta == 0 || a->n == 0)
@@ -444,7 +444,7 @@ static void check_distributions(cmp_ctx *c, const char *w, const mb_sprof_mem *x
         if (d[k].tv <= limit)
             continue;
         const uint64_t n = mb_hist_total(d[k].b);
-        if (d[k].tv <= tv_floor(d[k].a, n) + RESOLUTION_SLACK) {
+        if (d[k].tv <= mb_hist_tv_floor(d[k].a, n) + RESOLUTION_SLACK) {
             resolved(c,
                      "%smemory access %s at line %d (block %d): %s distributions differ by %.1f%% "
                      "(mean %.3f vs %.3f: as near as %llu request%s can be)",

@@ -26,4 +26,9 @@ double mb_sprof_reduced_mean_trip(const mb_sprof_loop *l, double r);
  * (compare.c): the factor of a called function's calls left out. */
 double mb_sprof_func_expected_ecount(const mb_sprof_func *f, int block, double r);
 
+/* The least total variation distance from h's distribution of any histogram
+ * of n counts (compare.c): compare's check accepts a clone's distribution
+ * that near, whatever its tolerance. */
+double mb_hist_tv_floor(const mb_hist *h, uint64_t n);
+
 #endif

@@ -195,7 +195,8 @@ for dir in "$EX"/*/; do
     # what the shared requests cost under the 1.x rule (half-warps on 16
     # banks, as the simulator's presets serve them): histogram's random bins
     # and reduce_conflict's tree spread their conflicts over both halves, and
-    # so do their clones' quotas (both halves alike): every shared access's
+    # so do their clones (histogram's bins indexed by the input's bytes,
+    # reduce_conflict's quotas both halves alike): every shared access's
     # mean bank_cycles_cc1x within 20% of the original's (piled, histogram's
     # bins cost 29% less and reduce_conflict's tree 21% less at R = 8)
     case "$name" in

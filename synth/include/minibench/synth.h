@@ -395,6 +395,17 @@ typedef struct mb_clone_input {
     uint64_t bytes, fnv1a64;
 } mb_clone_input;
 
+/** A load whose values index shared accesses and that reads a window of its
+ *  input further on than the original's threads did at the same iterations:
+ *  there the data give those accesses the profiled bank conflicts. */
+typedef struct mb_clone_window {
+    int line;              /**< the load's PTX line */
+    const char *buffer;    /**< the buffer it reads */
+    uint64_t shift;        /**< bytes further on, a multiple of 128 */
+    double tv;             /**< largest total variation distance of the indexed
+                                accesses' bank-conflict distributions, as computed */
+} mb_clone_window;
+
 typedef struct mb_clone_param {
     const char *name, *type;
     uint32_t bytes;
@@ -435,6 +446,8 @@ struct mb_clone_model {
     uint64_t original_thread_insts;
     size_t synthetic_insns, chain_insns; /**< static counts, for the README */
     size_t dropped_fillers;              /**< chain fillers synthetic instructions replaced */
+    size_t nwindows;
+    mb_clone_window *windows;            /**< shifted input windows, for the README */
     /* calls: the kernel's model holds its called functions, each a model of
      * its own (`kernel` is the function's name, `params` its arguments) whose
      * blocks become a .func; the kernel declares the .param variables its
