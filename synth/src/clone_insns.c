@@ -3294,7 +3294,10 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             snprintf(key, sizeof key, "g1:%u", c->box_scale[1]);
             want(c, key, (int)k);
         } else if (br->rule == MB_RULE_HASH) {
+            /* the hash's thread index too: made once where the accesses'
+             * is (histogram's merge loop and data loop share it) */
             want(c, "hash", (int)k);
+            want(c, "gtid", (int)k);
         } else if (br->rule == MB_RULE_COMPARE) {
             cond_wants(c, br->cond->expr, (int)k);
         }
