@@ -3507,9 +3507,11 @@ mb_status cx_assemble(ctx *c)
                 continue;
             if (plan_block(c, o) != plan_block(c, pl) && address_in_block(c, o) &&
                 address_in_block(c, pl) &&
-                hoist(c, plan_block(c, o)) != hoist(c, plan_block(c, pl)))
+                hoist(c, plan_block(c, o)) != hoist(c, plan_block(c, pl)) &&
+                (hoist(c, plan_block(c, o)) == plan_block(c, o) ||
+                 hoist(c, plan_block(c, pl)) == plan_block(c, pl)))
                 continue; /* each computed where the original computed it (unless
-                             both are hoisted out of loops to one block, where
+                             both are hoisted out of their loops, where
                              computing it twice is pure overhead) */
             int same = 1;
             /* same thread terms (loop terms are added per access) */
