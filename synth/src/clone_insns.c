@@ -3162,6 +3162,14 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
         return MB_OK;
     }
+    /* one step over a single trip: trip + 1 for keys below 2^shift, a
+     * compare and a select (no shift, min and multiply-add) */
+    if (cl->stairs == 1 && cl->ntrips <= 1 && cl->stair_shift < 32) {
+        const char *p = cx_reg(c, MB_REG_PRED);
+        ADD(s, "setp.lt.u32", "%s, %s, %u", p, key, 1u << cl->stair_shift);
+        ADD(s, "selp.b32", "%s, %u, %u, %s", r, cl->trip[0] + 1 - adj, cl->trip[0] - adj, p);
+        return MB_OK;
+    }
     /* stairs add stairs - min(key >> shift, stairs): the values below carry the + stairs */
     const char *stair = NULL;
     if (cl->stairs) {
@@ -3211,6 +3219,20 @@ static void phase_key(const ctx *c, int loop, char *key, size_t size)
     snprintf(key, size, "phase%u+%u", l->iter_stride, l->iter_phase);
 }
 
+/* The CTA's linear index mod 2: the phase a loop of stride 2 and offset 0
+ * takes (the same value, under the same key as g_phase's). */
+static const char *g_cta_parity(ctx *c)
+{
+    const char *r = val_find(c, "phase2+0");
+    if (r)
+        return r;
+    r = cx_reg(c, MB_REG_B32);
+    uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
+    if (!r || mod_const_from(c, &c->b[c->cur_block].seqs[0], r, g_cta(c), ctas ? ctas - 1 : 0, 2) != MB_OK)
+        c->oom = 1;
+    return val_put(c, "phase2+0", r);
+}
+
 /* r = loop's phase for the CTA (cx_sampled_iter): the CTA's linear index
  * plus the loop's offset, mod the loop's stride. */
 static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
@@ -3221,6 +3243,16 @@ static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
         return mod_const_from(c, s, r, g_cta(c), ctas ? ctas - 1 : 0, l->iter_stride);
     if (ctas <= 1) {
         ADD(s, "mov.u32", "%s, %u", r, l->iter_phase);
+        return MB_OK;
+    }
+    if (l->iter_stride == 2) {
+        /* the other phase of two flipped: one instruction where a loop of
+         * phase 0 makes that one anyway (nested_loops' tile and load
+         * loops at R = 8), two as before where none does */
+        const char *even = g_cta_parity(c);
+        if (!even)
+            return cx_nomem(c);
+        ADD(s, "xor.b32", "%s, %s, 1", r, even);
         return MB_OK;
     }
     const char *cta = g_cta(c);
