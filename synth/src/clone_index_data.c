@@ -25,6 +25,8 @@
 /* Windows tried for the load at most, and lane evaluations in all. */
 #define INDEX_SHIFTS 4096
 #define INDEX_WORK 5e7
+/* Requests listed at most (264 bytes each); a launch making more keeps the quotas. */
+#define INDEX_REQUESTS_MAX ((size_t)1 << 18)
 /* The share of compare's distribution tolerance a computed distribution
  * may use (the rest is margin for what the host run does not see), unless
  * no distribution of as many requests comes nearer. */
@@ -67,7 +69,7 @@ static void ix_warp_end(ctx *c, void *arg, uint32_t warp)
     ix_run *r = arg;
     (void)warp;
     for (size_t k = 0; k < r->nwarp && r->st == MB_OK; k++) {
-        if (!r->warp[k].mask)
+        if (!r->warp[k].mask || r->n > INDEX_REQUESTS_MAX)
             continue;
         if (MB_GROW(r->req, r->cap, r->n + 1) != MB_OK) {
             r->st = cx_nomem(c);
@@ -239,7 +241,7 @@ static mb_status decide_load(ctx *c, size_t k)
     mb_status st = ecount ? cx_simulate(c, &w, ecount) : cx_nomem(c);
     if (st == MB_OK)
         st = r.st;
-    if (st == MB_OK)
+    if (st == MB_OK && r.n > 0 && r.n <= INDEX_REQUESTS_MAX)
         st = read_input(c, in, &data);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t q = 0; q < r.n; q++)
@@ -249,7 +251,7 @@ static mb_status decide_load(ctx *c, size_t k)
                 hi = r.req[q].off[l] > hi ? r.req[q].off[l] : hi;
             }
     const int64_t width = f->mem[k].width;
-    if (st != MB_OK || !data || r.n == 0 || lo < 0 || hi + width > (int64_t)in->bytes)
+    if (st != MB_OK || !data || r.n == 0 || r.n > INDEX_REQUESTS_MAX || lo < 0 || hi + width > (int64_t)in->bytes)
         goto out;
     /* windows: whole lines further, while the load stays in its buffer */
     const int64_t lines = ((int64_t)in->bytes - width - hi) / 128 + 1;
