@@ -369,6 +369,20 @@ typedef struct sim_exec {
     uint32_t t, shift, weight;
 } sim_exec;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
+/* A watch that counts nothing and only calls its visitors (thread_begin
+ * and warp_end may be NULL) with arg. */
+static inline sim_watch cx_visiting(void (*visit)(ctx *, void *, uint32_t, int, const uint32_t *),
+                                    void (*thread_begin)(ctx *, void *, uint32_t),
+                                    void (*warp_end)(ctx *, void *, uint32_t), void *arg)
+{
+    sim_watch w = {.branch_block = -1,
+                   .loop = -1,
+                   .visit = visit,
+                   .thread_begin = thread_begin,
+                   .warp_end = warp_end,
+                   .visit_arg = arg};
+    return w;
+}
 mb_status cx_calibrate(ctx *c);
 /* Reverse post-order of the reachable blocks from the entry; n gets their count. */
 mb_status cx_rpo(ctx *c, int *order, size_t *n);

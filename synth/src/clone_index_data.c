@@ -229,12 +229,7 @@ static mb_status decide_load(ctx *c, size_t k)
             return MB_OK; /* its window stays where those were accepted */
     const mb_clone_input *in = c->m->params[lp->param].input;
     ix_run r = {.block = cx_mem_block(c, (int)k), .load = (int)k, .param = lp->param, .st = MB_OK};
-    sim_watch w;
-    memset(&w, 0, sizeof w);
-    w.branch_block = w.loop = -1;
-    w.visit = ix_visit;
-    w.warp_end = ix_warp_end;
-    w.visit_arg = &r;
+    sim_watch w = cx_visiting(ix_visit, NULL, ix_warp_end, &r);
     r.w = &w;
     double *ecount = calloc(c->nb + 1, sizeof(double));
     unsigned char *data = NULL;

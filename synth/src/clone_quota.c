@@ -860,13 +860,7 @@ mb_status cx_plan_quotas(ctx *c)
         pl->qpos = A->pos;
     }
     if (st == MB_OK) {
-        sim_watch w;
-        memset(&w, 0, sizeof w);
-        w.branch_block = w.loop = -1;
-        w.visit = visit;
-        w.thread_begin = thread_begin;
-        w.warp_end = flush_warp;
-        w.visit_arg = &q;
+        sim_watch w = cx_visiting(visit, thread_begin, flush_warp, &q);
         st = cx_simulate(c, &w, ecount);
         if (st == MB_OK)
             st = q.st;

@@ -295,12 +295,7 @@ mb_status cx_plan_spreads(ctx *c)
         q.acc[q.nacc++].block = cx_mem_block(c, (int)i);
     }
     if (st == MB_OK) {
-        sim_watch w;
-        memset(&w, 0, sizeof w);
-        w.branch_block = w.loop = -1;
-        w.visit = visit;
-        w.warp_end = flush_warp;
-        w.visit_arg = &q;
+        sim_watch w = cx_visiting(visit, NULL, flush_warp, &q);
         st = cx_simulate(c, &w, ecount);
         if (st == MB_OK)
             st = q.st;
