@@ -392,6 +392,29 @@ mb_status cx_plan_memory(ctx *c);
 /* clone_inputs.c: the model's inputs from the profile's (files checked) */
 mb_status cx_model_inputs(ctx *c);
 mb_status cx_finish_memory(ctx *c);
+/* clone_requests.c: the requests the clone will make at `block` (a warp's
+ * lanes that run it for the k-th time together) with lane(t, iter) for each
+ * active lane, listed by a host run; more than `max` requests lists max + 1
+ * (the caller frees *req) */
+typedef struct cx_request {
+    uint32_t mask;
+    int64_t v[32];
+} cx_request;
+typedef int64_t (*cx_lane_value)(ctx *c, void *arg, uint32_t t, const uint32_t *iter);
+mb_status cx_list_requests(ctx *c, int block, cx_lane_value lane, void *arg, size_t max, cx_request **req,
+                           size_t *n);
+/* The bank-conflict degree of a request whose active lanes (mask) access
+ * `width` bytes at addr[lane]: the most distinct 4-byte words of 32 banks. */
+unsigned cx_bank_degree(const uint64_t *addr, uint32_t mask, uint32_t width);
+/* Total variation distance between counts by degree (count[d], d < n) and
+ * a profiled distribution. */
+double cx_degree_tv(const uint64_t *count, size_t n, const mb_hist *h);
+/* The distance n computed requests may keep from the profiled h: half
+ * compare's tolerance (the rest is margin for what the host run does not
+ * see), or as near as n requests can come. */
+#define CX_DEGREE_TOLERANCE_SHARE 0.5
+double cx_degree_bound(const ctx *c, const mb_hist *h, size_t n);
+
 /* clone_index_data.c: the ixcand accesses whose requests, as the clone
  * will make them from its input, keep the profiled distribution become
  * PLAN_INDEX (after the calibration and the affine starts) */

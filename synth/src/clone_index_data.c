@@ -15,7 +15,6 @@
 #include "clone_ctx.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,57 +26,17 @@
 #define INDEX_WORK 5e7
 /* Requests listed at most (264 bytes each); a launch making more keeps the quotas. */
 #define INDEX_REQUESTS_MAX ((size_t)1 << 18)
-/* The share of compare's distribution tolerance a computed distribution
- * may use (the rest is margin for what the host run does not see), unless
- * no distribution of as many requests comes nearer. */
-#define INDEX_TOLERANCE_SHARE 0.5
 
-typedef struct ix_request {
-    uint32_t mask;
-    int64_t off[32]; /* lane's byte offset into the load's buffer */
-} ix_request;
+typedef struct ix_load {
+    const mb_sprof_mem *load;
+    int64_t start; /* the buffer's start as the clone's addresses see it */
+} ix_load;
 
-typedef struct ix_run {
-    int block, load, param;
-    ix_request *req, *warp; /* all requests; the current warp's, by run */
-    size_t n, cap, nwarp, warp_cap;
-    const sim_watch *w;
-    mb_status st;
-} ix_run;
-
-static void ix_visit(ctx *c, void *arg, uint32_t t, int block, const uint32_t *runs)
+/* A lane's byte offset into the load's buffer. */
+static int64_t load_offset(ctx *c, void *arg, uint32_t t, const uint32_t *iter)
 {
-    ix_run *r = arg;
-    if (r->st != MB_OK || block != r->block)
-        return;
-    size_t k = runs[block];
-    if (k >= r->nwarp) {
-        if (MB_GROW(r->warp, r->warp_cap, k + 1) != MB_OK) {
-            r->st = cx_nomem(c);
-            return;
-        }
-        memset(r->warp + r->nwarp, 0, (k + 1 - r->nwarp) * sizeof(*r->warp));
-        r->nwarp = k + 1;
-    }
-    const uint32_t lane = c->kf[t] & 31;
-    r->warp[k].mask |= UINT32_C(1) << lane;
-    r->warp[k].off[lane] = cx_affine_eval(c, &c->f->mem[r->load].affine, t, r->w->iter, 0) - c->param_start[r->param];
-}
-
-static void ix_warp_end(ctx *c, void *arg, uint32_t warp)
-{
-    ix_run *r = arg;
-    (void)warp;
-    for (size_t k = 0; k < r->nwarp && r->st == MB_OK; k++) {
-        if (!r->warp[k].mask || r->n > INDEX_REQUESTS_MAX)
-            continue;
-        if (MB_GROW(r->req, r->cap, r->n + 1) != MB_OK) {
-            r->st = cx_nomem(c);
-            return;
-        }
-        r->req[r->n++] = r->warp[k];
-    }
-    r->nwarp = 0;
+    const ix_load *L = arg;
+    return cx_affine_eval(c, &L->load->affine, t, iter, 0) - L->start;
 }
 
 /* The loaded value (the load's type, little-endian) through the index's
@@ -106,70 +65,19 @@ static uint64_t index_value(const unsigned char *p, const mb_sprof_mem *load, co
     return v;
 }
 
-/* The bank-conflict degree of one request on 32 banks of 4 bytes: the most
- * distinct words any bank holds (the profiler's rule). */
-static unsigned request_degree(const ix_request *q, const unsigned char *data, int64_t shift,
-                               const mb_sprof_mem *load, const mb_sprof_mem *acc)
+static double access_tv(const cx_request *req, size_t n, const unsigned char *data, int64_t shift,
+                        const mb_sprof_mem *load, const mb_sprof_mem *acc)
 {
-    uint64_t words[32 * 4];
-    unsigned nw = 0;
-    const uint32_t aw = acc->width * acc->vector;
-    for (uint32_t l = 0; l < 32; l++) {
-        if (!(q->mask >> l & 1))
-            continue;
-        uint64_t a = index_value(data + q->off[l] + shift, load, &acc->index) + (uint64_t)acc->index.offset;
-        for (uint64_t wd = a >> 2; wd <= (a + aw - 1) >> 2 && nw < sizeof words / sizeof words[0]; wd++)
-            words[nw++] = wd;
+    uint64_t count[33 * 4] = {0}, addr[32];
+    const size_t nd = sizeof count / sizeof count[0];
+    for (size_t q = 0; q < n; q++) {
+        for (uint32_t l = 0; l < 32; l++)
+            if (req[q].mask >> l & 1)
+                addr[l] = index_value(data + req[q].v[l] + shift, load, &acc->index) + (uint64_t)acc->index.offset;
+        unsigned d = cx_bank_degree(addr, req[q].mask, acc->width * acc->vector);
+        count[d < nd ? d : nd - 1]++;
     }
-    unsigned best = 0, per_bank[32] = {0};
-    for (unsigned i = 0; i < nw; i++) {
-        int seen = 0;
-        for (unsigned j = 0; j < i && !seen; j++)
-            seen = words[j] == words[i];
-        if (!seen && ++per_bank[words[i] & 31] > best)
-            best = per_bank[words[i] & 31];
-    }
-    return best;
-}
-
-/* Total variation distance between a degree count and a profiled histogram. */
-static double degree_tv(const uint64_t *count, size_t n, const mb_hist *h)
-{
-    double tb = 0, ta = (double)mb_hist_total(h), d = 0;
-    for (size_t k = 0; k < n; k++)
-        tb += (double)count[k];
-    if (ta == 0 || tb == 0)
-        return 1;
-    for (size_t k = 0; k < n; k++) {
-        double a = 0;
-        for (size_t i = 0; i < h->n; i++)
-            if (h->key[i] == (int64_t)k)
-                a = (double)h->count[i] / ta;
-        d += fabs(a - (double)count[k] / tb);
-    }
-    for (size_t i = 0; i < h->n; i++)
-        if (h->key[i] < 0 || h->key[i] >= (int64_t)n)
-            d += (double)h->count[i] / ta;
-    return d / 2;
-}
-
-static double access_tv(const ix_run *r, const unsigned char *data, int64_t shift, const mb_sprof_mem *load,
-                        const mb_sprof_mem *acc)
-{
-    uint64_t count[33 * 4] = {0};
-    const size_t n = sizeof count / sizeof count[0];
-    for (size_t q = 0; q < r->n; q++) {
-        unsigned d = request_degree(&r->req[q], data, shift, load, acc);
-        count[d < n ? d : n - 1]++;
-    }
-    return degree_tv(count, n, &acc->bank_conflicts);
-}
-
-/* The distance an access's n computed requests may keep from its profile. */
-static double accept_below(double share, const mb_sprof_mem *acc, size_t n)
-{
-    double floor = mb_hist_tv_floor(&acc->bank_conflicts, n) + 1e-9;
-    return floor > share ? floor : share;
+    return cx_degree_tv(count, nd, &acc->bank_conflicts);
 }
 
 static mb_status read_input(ctx *c, const mb_clone_input *in, unsigned char **data)
@@ -228,33 +136,29 @@ static mb_status decide_load(ctx *c, size_t k)
         if (c->plans[i].kind == PLAN_INDEX && c->plans[i].ixload == (int)k)
             return MB_OK; /* its window stays where those were accepted */
     const mb_clone_input *in = c->m->params[lp->param].input;
-    ix_run r = {.block = cx_mem_block(c, (int)k), .load = (int)k, .param = lp->param, .st = MB_OK};
-    sim_watch w = cx_visiting(ix_visit, NULL, ix_warp_end, &r);
-    r.w = &w;
-    double *ecount = calloc(c->nb + 1, sizeof(double));
+    ix_load L = {&f->mem[k], c->param_start[lp->param]};
+    cx_request *req = NULL;
+    size_t n = 0;
     unsigned char *data = NULL;
-    mb_status st = ecount ? cx_simulate(c, &w, ecount) : cx_nomem(c);
-    if (st == MB_OK)
-        st = r.st;
-    if (st == MB_OK && r.n > 0 && r.n <= INDEX_REQUESTS_MAX)
+    mb_status st = cx_list_requests(c, cx_mem_block(c, (int)k), load_offset, &L, INDEX_REQUESTS_MAX, &req, &n);
+    if (st == MB_OK && n > 0 && n <= INDEX_REQUESTS_MAX)
         st = read_input(c, in, &data);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t q = 0; q < r.n; q++)
+    for (size_t q = 0; q < n; q++)
         for (uint32_t l = 0; l < 32; l++)
-            if (r.req[q].mask >> l & 1) {
-                lo = r.req[q].off[l] < lo ? r.req[q].off[l] : lo;
-                hi = r.req[q].off[l] > hi ? r.req[q].off[l] : hi;
+            if (req[q].mask >> l & 1) {
+                lo = req[q].v[l] < lo ? req[q].v[l] : lo;
+                hi = req[q].v[l] > hi ? req[q].v[l] : hi;
             }
     const int64_t width = f->mem[k].width;
-    if (st != MB_OK || !data || r.n == 0 || r.n > INDEX_REQUESTS_MAX || lo < 0 || hi + width > (int64_t)in->bytes)
+    if (st != MB_OK || !data || n == 0 || n > INDEX_REQUESTS_MAX || lo < 0 || hi + width > (int64_t)in->bytes)
         goto out;
     /* windows: whole lines further, while the load stays in its buffer */
     const int64_t lines = ((int64_t)in->bytes - width - hi) / 128 + 1;
-    double per_shift = (double)r.n * 32;
+    double per_shift = (double)n * 32;
     int64_t tries = lines < INDEX_SHIFTS ? lines : INDEX_SHIFTS;
     if (per_shift * (double)tries > INDEX_WORK)
         tries = per_shift > INDEX_WORK ? 1 : (int64_t)(INDEX_WORK / per_shift);
-    const double share = INDEX_TOLERANCE_SHARE * mb_compare_default_tolerance(c->m->reduction).distribution;
     int64_t best_shift = 0;
     size_t best_in = 0, ncand = 0;
     double best_sum = 0;
@@ -266,8 +170,8 @@ static mb_status decide_load(ctx *c, size_t k)
         double sum = 0;
         for (size_t i = 0; i < f->nmem; i++)
             if (candidate(c, i, k)) {
-                double tv = access_tv(&r, data, shift, &f->mem[k], &f->mem[i]);
-                within += tv <= accept_below(share, &f->mem[i], r.n);
+                double tv = access_tv(req, n, data, shift, &f->mem[k], &f->mem[i]);
+                within += tv <= cx_degree_bound(c, &f->mem[i].bank_conflicts, n);
                 sum += tv;
             }
         /* the first window unless another keeps more accesses' distributions */
@@ -281,8 +185,8 @@ static mb_status decide_load(ctx *c, size_t k)
     for (size_t i = 0; i < f->nmem && best_in; i++) {
         if (!candidate(c, i, k))
             continue;
-        double tv = access_tv(&r, data, best_shift, &f->mem[k], &f->mem[i]);
-        if (tv <= accept_below(share, &f->mem[i], r.n)) {
+        double tv = access_tv(req, n, data, best_shift, &f->mem[k], &f->mem[i]);
+        if (tv <= cx_degree_bound(c, &f->mem[i].bank_conflicts, n)) {
             cx_make_index_plan(c, i, k);
             worst = tv > worst ? tv : worst;
         }
@@ -291,9 +195,7 @@ static mb_status decide_load(ctx *c, size_t k)
         st = add_window(c, k, best_shift, worst);
 out:
     free(data);
-    free(ecount);
-    free(r.req);
-    free(r.warp);
+    free(req);
     return st;
 }
 
