@@ -125,6 +125,15 @@ typedef struct memplan {
      * the clone's size was not expected to keep: the load's record, for
      * cx_index_by_data to decide with the clone's own requests (-1: none) */
     int ixcand;
+    /* PLAN_STEP (clone_steps.c): a tree step's shared access whose lane
+     * stride doubles every iteration of loop sloop, from sstride bytes:
+     * the address is the array's start plus sstride * (ltid << iteration).
+     * stepcand: the loop, before cx_steps_by_requests decides (-1: none);
+     * sltid: the thread index register; saddr: the address made in its
+     * block, which the block's later steps of the same form reuse */
+    int sloop, stepcand;
+    uint32_t sstride;
+    const char *sltid, *saddr;
 } memplan;
 
 /* PLAN_WRAP: affine, but the thread part wrapped (mod wrap) so that the clone's
@@ -134,7 +143,7 @@ typedef struct memplan {
  * bank-conflict degrees (clone_quota.c); PLAN_INDEX: a shared or local
  * access indexed by a value its block loads from an input buffer, made the
  * way the original made it (the profile's "index") */
-enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA, PLAN_INDEX };
+enum { PLAN_AFFINE, PLAN_PATTERN, PLAN_WRAP, PLAN_QUOTA, PLAN_INDEX, PLAN_STEP };
 
 /* A request position register of PLAN_QUOTA accesses: the request index
  * i = warp + J * warps (J: iterations of its loop the thread finished, or,
@@ -202,6 +211,9 @@ typedef struct ctx {
     const char *r_key[32];    /* lane keys kf & (P*32-1), per log2(P)+1 */
     const char *r_fkey[32];   /* fine keys: lane key * warps/P + warp / P */
     const char **r_iter, **r_trip, **r_pbase, **r_gbase;
+    /* per loop: its counter holds 2^iterations (a tree's step, doubled where
+     * an iteration ends) instead of the iterations (clone_insns.c) */
+    unsigned char *doubling;
     uint64_t rng;
     int dep_block;            /* the filler whose recorded producers source() hands out */
     size_t dep_slot;
@@ -369,6 +381,8 @@ typedef struct sim_exec {
     uint32_t t, shift, weight;
 } sim_exec;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
+/* Whether a condition model compares a value with a term in loop l. */
+int cx_cond_reads_loop(const mb_cond_node *n, int l);
 /* A watch that counts nothing and only calls its visitors (thread_begin
  * and warp_end may be NULL) with arg. */
 static inline sim_watch cx_visiting(void (*visit)(ctx *, void *, uint32_t, int, const uint32_t *),
@@ -421,6 +435,14 @@ double cx_degree_bound(const ctx *c, const mb_hist *h, size_t n);
 mb_status cx_index_by_data(ctx *c);
 /* clone_memory.c: access i indexed by load record k (PLAN_INDEX) */
 void cx_make_index_plan(ctx *c, size_t i, size_t k);
+/* clone_memory.c: bytes an access may reach past its region's start */
+uint64_t cx_region_bytes(const ctx *c, const memplan *pl);
+/* clone_steps.c: marks the shared accesses whose profiled lane strides
+ * double iteration by iteration (stepcand), before the calibration; after
+ * it, those whose requests keep the profiled bank conflicts become
+ * PLAN_STEP */
+void cx_step_candidates(ctx *c);
+mb_status cx_steps_by_requests(ctx *c);
 
 /* clone_spread.c: the window and hash constant of each sector spread,
  * from the model's requests (after the calibration) */

@@ -2044,7 +2044,7 @@ static size_t counter_read(const ctx *c, int l, int k)
         const memplan *pl = &c->plans[i];
         int in_body = -1;
         if (((c->qpos && pl->kind == PLAN_QUOTA && pl->qpos == l + 1 && c->qpos[pl->qpos].counter) ||
-             (loop_term_in_body(c, pl, &in_body) && in_body == l)) &&
+             (pl->kind == PLAN_STEP && pl->sloop == l) || (loop_term_in_body(c, pl, &in_body) && in_body == l)) &&
             plan_block(c, pl) == k && (after == SIZE_MAX || plan_slot(c, pl, k) + 1 > after))
             after = plan_slot(c, pl, k) + 1;
     }
@@ -2060,6 +2060,11 @@ static mb_status thread_base(ctx *c, need_seq *s, memplan *pl, int block)
     if (pl->kind == PLAN_INDEX) {
         pl->tbase = array_address(c, pl->array, pl->is64); /* the index is added per access */
         return pl->tbase ? MB_OK : cx_nomem(c);
+    }
+    if (pl->kind == PLAN_STEP) {
+        pl->tbase = array_address(c, pl->array, 0); /* the step is added per access */
+        pl->sltid = g_ltid(c);
+        return pl->tbase && pl->sltid && !c->oom ? MB_OK : cx_nomem(c);
     }
     const mb_sprof_mem *mm = &c->f->mem[pl->mem];
     const mb_clone_array *arr = pl->array >= 0 ? &c->m->arrays[pl->array] : NULL;
@@ -2393,6 +2398,100 @@ static mb_status index_address(ctx *c, int block, memplan *pl)
     return MB_OK;
 }
 
+/* Whether loop l's counter may hold 2^iterations: a tree loop (a halving
+ * branch or a step access reads it) with a constant trip of at most 30,
+ * whose counter nothing else reads (no hashed, compared or quota use, no
+ * address term, no inner trip), and whose halving branches' key < T >> k
+ * equals key * 2^k < T at every iteration k it runs. Then the counter is
+ * the original's doubling step: reset to 1, shifted left where an
+ * iteration ends, multiplied into the key and the step addresses (the
+ * original's multiply on the branch's path), compared with 2^trip. */
+static int doubling_ok(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    if (cx_trip_varies(cl) || cl->iter_stride > 1 || cl->outer >= 0 || (cl->ntrips && cl->trip[0] > 30))
+        return 0;
+    const uint32_t trip = cl->ntrips ? cl->trip[0] : 1;
+    int tree = 0;
+    for (size_t i = 0; i < c->f->nmem; i++) {
+        const memplan *pl = &c->plans[i];
+        int in_body = -1;
+        if ((pl->kind == PLAN_QUOTA && c->qpos && pl->qpos == l + 1 && c->qpos[pl->qpos].counter) ||
+            (loop_term_in_body(c, pl, &in_body) && in_body == l))
+            return 0;
+        tree |= pl->kind == PLAN_STEP && pl->sloop == l;
+    }
+    for (size_t j = 0; j < c->nloops; j++)
+        if (c->m->loops[j].outer == l)
+            return 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        if (!c->b[k].cond)
+            continue;
+        const mb_clone_branch *br = &c->m->branches[c->b[k].branch];
+        if (br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr && cx_cond_reads_loop(br->cond->expr, l))
+            return 0;
+        if (br->loop != l || br->rule == MB_RULE_LOOP_BACK || br->rule == MB_RULE_LOOP_EXIT)
+            continue;
+        if (br->rule != MB_RULE_KEY || !br->halving)
+            return 0;
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            const uint64_t key = cx_branch_key(c, t, br);
+            for (uint32_t it = 0; it < trip; it++)
+                if ((key << it) >= UINT32_MAX || (key < cx_halved(br, it)) != ((key << it) < br->threshold))
+                    return 0;
+        }
+        tree = 1;
+    }
+    return tree;
+}
+
+static mb_status plan_doubling(ctx *c)
+{
+    c->doubling = mb_arena_alloc(c->A, c->nloops + 1);
+    if (!c->doubling)
+        return cx_nomem(c);
+    for (size_t l = 0; l < c->nloops; l++)
+        c->doubling[l] = (unsigned char)doubling_ok(c, (int)l);
+    return MB_OK;
+}
+
+/* The loop counter advanced where an iteration ends. */
+static mb_status advance_counter(ctx *c, need_seq *q, int l)
+{
+    if (c->doubling[l])
+        ADD(q, "shl.b32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+    else
+        ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+    return MB_OK;
+}
+
+/* PLAN_STEP: the array's start plus stride * (ltid << the loop's counter),
+ * made before the access (the block's earlier step of the same loop and
+ * stride made it already where there is one). */
+static mb_status step_address(ctx *c, int block, memplan *pl)
+{
+    for (size_t j = 0; j < c->f->nmem; j++) {
+        const memplan *o = &c->plans[j];
+        if (o != pl && o->kind == PLAN_STEP && o->saddr && o->sloop == pl->sloop && o->sstride == pl->sstride &&
+            o->array == pl->array && plan_block(c, o) == block) {
+            pl->saddr = o->saddr;
+            return MB_OK;
+        }
+    }
+    need_seq *q = cx_block_seq(c, block, plan_slot(c, pl, block));
+    const char *t = cx_reg(c, MB_REG_B32), *a = cx_reg(c, MB_REG_B32);
+    if (!q || !t || !a)
+        return cx_nomem(c);
+    c->cur_block = block;
+    if (c->doubling[pl->sloop])
+        ADD(q, "mul.lo.s32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
+    else
+        ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
+    ADD(q, "mad.lo.s32", "%s, %s, %u, %s", a, t, pl->sstride, pl->tbase);
+    pl->saddr = a;
+    return MB_OK;
+}
+
 /* The access itself, in its slot; loop terms added in the slot's sequence. */
 static mb_status memory_slot(ctx *c, int block, memplan *pl)
 {
@@ -2456,6 +2555,13 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
         if (st != MB_OK)
             return st;
         addr = pl->ixaddr;
+    }
+    if (pl->kind == PLAN_STEP) {
+        mb_status st = step_address(c, block, pl);
+        if (st != MB_OK)
+            return st;
+        addr = pl->saddr;
+        off = 0;
     }
     const char *ty = type_of_token(c, mm->op);
     int cls = cx_class_of_type(ty);
@@ -3057,6 +3163,18 @@ static mb_status branch_slot(ctx *c, int block)
         break;
     case MB_RULE_KEY: {
         const char *limit = cx_fmt(c, "%u", br->threshold);
+        if (br->halving && c->doubling[br->loop]) {
+            /* key * 2^k < threshold (doubling_ok) */
+            const char *kk = cx_reg(c, MB_REG_B32);
+            ADD(q, "mul.lo.s32", "%s, %s, %s", kk,
+                br->reversed       ? g_rkey(c, br->fine)
+                : br->cta_relative ? g_ckey(c)
+                : br->fine         ? g_fkey(c, br->lane_period)
+                                   : g_key(c, br->lane_period),
+                c->r_iter[br->loop]);
+            ADD(q, "setp.lt.u32", "%s, %s, %u", p, kk, br->threshold);
+            break;
+        }
         if (br->halving) {
             /* threshold >> the original's index (cx_branch_limit) */
             const mb_clone_loop *l = &c->m->loops[br->loop];
@@ -3108,7 +3226,10 @@ static mb_status branch_slot(ctx *c, int block)
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
         uint32_t adj = br->rule == MB_RULE_LOOP_EXIT;
-        if (cx_trip_varies(l))
+        if (c->doubling[br->loop])
+            ADD(q, cx_fmt(c, "setp.%s.u32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
+                1u << ((l->ntrips ? l->trip[0] : 1) - adj));
+        else if (cx_trip_varies(l))
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
         else
@@ -3312,7 +3433,7 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             else
                 snprintf(key, sizeof key, br->fine ? "fkey%u" : "key%u", br->lane_period);
             want(c, key, (int)k);
-            if (br->halving) {
+            if (br->halving && !c->doubling[br->loop]) {
                 snprintf(key, sizeof key, "half%u", br->threshold);
                 want(c, key, (int)k);
                 if (c->m->loops[br->loop].iter_stride > 1) {
@@ -3357,6 +3478,10 @@ static void plan_wants(ctx *c, const int *share, const int *place)
         const mb_sprof_mem *mm = &c->f->mem[i];
         if (c->plans[i].kind == PLAN_PATTERN) {
             want(c, c->tpc % 32 == 0 ? "gtid" : "kf", place[i]);
+            continue;
+        }
+        if (c->plans[i].kind == PLAN_STEP) {
+            want(c, "ltid", place[i]);
             continue;
         }
         if (c->plans[i].kind == PLAN_QUOTA) {
@@ -3446,7 +3571,7 @@ static void branch_values(ctx *c, int block)
     c->cur_block = block;
     switch (br->rule) {
     case MB_RULE_KEY:
-        if (br->halving) {
+        if (br->halving && !c->doubling[br->loop]) {
             g_halving(c, br->threshold);
             if (c->m->loops[br->loop].iter_stride > 1)
                 g_phase(c, br->loop);
@@ -3497,6 +3622,8 @@ mb_status cx_assemble(ctx *c)
         if (cx_trip_varies(&c->m->loops[l]))
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
+    if ((st = plan_doubling(c)) != MB_OK)
+        return st;
     /* a called function receives its trip count: the load of that argument is the register */
     for (size_t i = 0; c->arg_trip_loop >= 0 && i < c->b[0].nslots; i++) {
         slot *s = &c->b[0].slots[i];
@@ -3719,7 +3846,8 @@ mb_status cx_assemble(ctx *c)
             if (!q)
                 return cx_nomem(c);
             q->independent = 1;
-            ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+            if ((st = advance_counter(c, q, (int)l)) != MB_OK)
+                return st;
         }
     }
     /* 5. accesses (in slot order) */
@@ -3798,7 +3926,8 @@ mb_status cx_assemble(ctx *c)
                 return cx_nomem(c);
             q->independent = 1;
             q->min_start = after;
-            ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+            if ((st = advance_counter(c, q, (int)l)) != MB_OK)
+                return st;
         }
     /* 5b'. quota positions: advanced where an iteration of their loop ends
      *      (or in the one block holding their accesses, which then counts
@@ -3841,7 +3970,7 @@ mb_status cx_assemble(ctx *c)
             need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!q)
                 return cx_nomem(c);
-            ADD(q, "mov.u32", "%s, 0", c->r_iter[l]);
+            ADD(q, "mov.u32", "%s, %d", c->r_iter[l], c->doubling[l] ? 1 : 0);
             /* a trip that follows the enclosing loop is chosen on every entry */
             if (c->m->loops[l].outer >= 0 && c->m->loops[l].controller >= 0 &&
                 (st = trip_value(c, q, (int)l, (int)k)) != MB_OK)

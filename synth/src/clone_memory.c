@@ -280,8 +280,6 @@ static uint64_t index_bound(const mb_sprof_index *ix, uint32_t width)
     return v > cap ? UINT64_MAX : v;
 }
 
-static uint64_t region_bytes(const ctx *c, const memplan *pl);
-
 /* Whether memory record k of the block of record i is a load before it
  * whose buffer no store, atomic or reduction of the kernel writes (the
  * clone's values there are its input's). */
@@ -373,7 +371,7 @@ static void plan_indexes(ctx *c)
         const int same_values = c->plans[k].kind == PLAN_AFFINE && c->m->params[c->plans[k].param].input &&
                                 nb >= na;
         uint64_t most = index_bound(ix, f->mem[k].width), w = (uint64_t)mm->width * mm->vector;
-        uint64_t room = region_bytes(c, pl);
+        uint64_t room = cx_region_bytes(c, pl);
         if (most == UINT64_MAX || ix->offset < 0 || (uint64_t)ix->offset > room ||
             most + w > room - (uint64_t)ix->offset)
             continue;
@@ -428,6 +426,9 @@ mb_status cx_plan_memory(ctx *c)
         pl->swin = pl->sadd = 0;
         pl->ixload = pl->ixshare = pl->ixcand = -1;
         pl->ixaddr = NULL;
+        pl->sloop = pl->stepcand = -1;
+        pl->sstride = 0;
+        pl->sltid = pl->saddr = NULL;
         pl->kind = mm->affine.exact ? PLAN_AFFINE : PLAN_PATTERN;
         for (size_t k = 0; k < mm->affine.nterms && pl->kind == PLAN_AFFINE; k++) {
             int dim, l = cx_var_loop(mm->affine.var[k]);
@@ -485,6 +486,7 @@ mb_status cx_plan_memory(ctx *c)
         }
     }
     plan_indexes(c);
+    cx_step_candidates(c);
     for (size_t i = 0; i < f->nmem; i++)
         if (c->plans[i].kind == PLAN_QUOTA)
             c->plans[i].qshare = quota_share(c, i);
@@ -492,7 +494,7 @@ mb_status cx_plan_memory(ctx *c)
 }
 
 /* Bytes an address may reach past its start: the region's size. */
-static uint64_t region_bytes(const ctx *c, const memplan *pl)
+uint64_t cx_region_bytes(const ctx *c, const memplan *pl)
 {
     if (pl->param >= 0)
         return c->p->params[pl->param].buffer_bytes - c->p->params[pl->param].offset;
@@ -537,7 +539,7 @@ mb_status cx_finish_memory(ctx *c)
         } else {
             start = pl->seen ? pl->lo & ~(int64_t)255 : mm->affine.constant & ~(int64_t)255;
         }
-        int64_t size = (int64_t)region_bytes(c, pl);
+        int64_t size = (int64_t)cx_region_bytes(c, pl);
         if (pl->seen && pl->param >= 0 && (pl->lo < start || pl->hi + width > start + size)) {
             /* the clone's threads reach other elements than the original's:
              * slide this access's window inside the buffer, keeping the
@@ -585,6 +587,8 @@ mb_status cx_finish_memory(ctx *c)
             pl->offset -= shared_offset(c, pl->array); /* module variables keep their layout */
     }
     mb_status st = cx_index_by_data(c);
+    if (st == MB_OK)
+        st = cx_steps_by_requests(c);
     if (st == MB_OK) {
         /* an access that became indexed shares no quota any more */
         for (size_t i = 0; i < f->nmem; i++)

@@ -969,10 +969,10 @@ static int affine_reads_loop(const mb_affine *a, int l)
     return 0;
 }
 
-static int cond_reads_loop(const mb_cond_node *n, int l)
+int cx_cond_reads_loop(const mb_cond_node *n, int l)
 {
     if (n->op != MB_COND_CMP)
-        return cond_reads_loop(n->args[0], l) || (n->op != MB_COND_NOT && cond_reads_loop(n->args[1], l));
+        return cx_cond_reads_loop(n->args[0], l) || (n->op != MB_COND_NOT && cx_cond_reads_loop(n->args[1], l));
     return affine_reads_loop(&n->a, l) || affine_reads_loop(&n->b, l);
 }
 
@@ -1021,7 +1021,7 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
         if (c->in_loop[l][b] && c->b[b].cond) {
             const mb_clone_branch *br = &c->m->branches[c->b[b].branch];
             compared = br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr &&
-                       cond_reads_loop(br->cond->expr, l);
+                       cx_cond_reads_loop(br->cond->expr, l);
         }
     if (!compared)
         return MB_OK;
@@ -1057,7 +1057,7 @@ static mb_status calibrate_phase(ctx *c, int l, double *ecount)
     for (size_t b = 0; b < c->nb; b++)
         if (c->in_loop[l][b] && c->b[b].cond) {
             const mb_clone_branch *br = &c->m->branches[c->b[b].branch];
-            if (br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr && cond_reads_loop(br->cond->expr, l))
+            if (br->rule == MB_RULE_COMPARE && br->cond && br->cond->expr && cx_cond_reads_loop(br->cond->expr, l))
                 cx_key_fallback(c, (int)b);
         }
     cl->iter_phase = 0;

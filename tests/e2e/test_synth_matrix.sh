@@ -15,7 +15,8 @@
 # tolerance, devfunc at R = 4 takes the stairs with the fewest steps, matmul's branches and
 # accesses do at every R, nw's constant loads touch the original's sectors
 # per request within 0.07, reduce_conflict's tree step keeps the original's
-# divergence at R = 1 (a threshold halving every iteration), reduce_conflict's and histogram's shared accesses keep the
+# divergence at R = 1 (a threshold halving every iteration) and meets every
+# tolerance there (its step doubling as the original's), reduce_conflict's and histogram's shared accesses keep the
 # original's bank-conflict distributions and cost within 20% of the original's
 # under the 1.x rule (half-warps on 16 banks), local_array's local accesses
 # touch the original's mean lines per request within 35%, products by
@@ -89,7 +90,7 @@ for dir in "$EX"/*/; do
       vecadd/* | warp_reduce/* | transpose_naive/* | stencil2d/* | kmeans/* | tid_loop/1 | tid_loop/8 | \
       tid_loop/max | devfunc/* | nbody_f64/* | matmul/* | bfs/* | transpose_shared/* | reduce_seq/* | \
       blackscholes/* | nw/* | local_array/* | nested_loops/2 | nested_loops/8 | nested_loops/max | \
-      histogram/2)
+      histogram/2 | reduce_conflict/1)
         grep -q "all statistics within tolerance" "$TMP/cmp" && pass ||
           fail "$name R=$R: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p)" ;;
     esac
@@ -185,8 +186,8 @@ for dir in "$EX"/*/; do
           fail "$name R=$R: the store writes ${val:-nothing}, which no mad of the loop computes" ;;
     esac
     # reduce_conflict's tree steps conflict in shared memory; the clone's
-    # pattern keeps conflicting lanes together, so the simulator's half-warp
-    # checks (conf1) see them too
+    # addresses (the original's form at R = 1) keep conflicting lanes
+    # together, so the simulator's half-warp checks (conf1) see them too
     case "$name/$R" in
       reduce_conflict/1)
         n=$("$MINIBENCH" sim "$C/clone.ptx" --launch "$C/launch.json" --config conf1 2>/dev/null |
@@ -197,7 +198,8 @@ for dir in "$EX"/*/; do
     # banks, as the simulator's presets serve them): histogram's random bins
     # and reduce_conflict's tree spread their conflicts over both halves, and
     # so do their clones (histogram's bins indexed by the input's bytes,
-    # reduce_conflict's quotas both halves alike): every shared access's
+    # reduce_conflict's tree by its doubling step at R = 1 and by quotas both
+    # halves alike beyond): every shared access's
     # mean bank_cycles_cc1x within 20% of the original's (piled, histogram's
     # bins cost 29% less and reduce_conflict's tree 21% less at R = 8)
     case "$name" in
@@ -237,6 +239,16 @@ for dir in "$EX"/*/; do
         else
           pass
         fi ;;
+    esac
+    # reduce_conflict's tree at R = 1 is addressed as the original's, from a
+    # step that doubles every iteration (lane strides 8, 16, ... bytes in the
+    # profile): the counter starts at 1 and shifts left, the key and the
+    # thread index are multiplied by it, and no bank quota is set up
+    case "$name/$R" in
+      reduce_conflict/1)
+        grep -qE '^\s*shl\.b32 (%r[0-9]+), \1, 1;' "$C/clone.ptx" && grep -qE '^\s*mov\.u32 %r[0-9]+, 1;' "$C/clone.ptx" &&
+          ! grep -q 'bfe\.' "$C/clone.ptx" && [ "$(grep -c 'mul\.lo\.s32' "$C/clone.ptx")" -ge 2 ] && pass ||
+          fail "$name R=$R: the tree's step is not the doubling counter (or quotas are set up)" ;;
     esac
     # reduce_conflict's tree step (active threads halving every iteration)
     # splits whole warps first, as the original's: within 2 points at R = 1
