@@ -3130,6 +3130,15 @@ static void cond_wants(ctx *c, const mb_cond_node *n, int block)
     }
 }
 
+/* The key a KEY branch compares (cx_branch_key). */
+static const char *key_register(ctx *c, const mb_clone_branch *br)
+{
+    return br->reversed       ? g_rkey(c, br->fine)
+           : br->cta_relative ? g_ckey(c)
+           : br->fine         ? g_fkey(c, br->lane_period)
+                              : g_key(c, br->lane_period);
+}
+
 static mb_status branch_slot(ctx *c, int block)
 {
     c->cur_block = block;
@@ -3166,12 +3175,7 @@ static mb_status branch_slot(ctx *c, int block)
         if (br->halving && c->doubling[br->loop]) {
             /* key * 2^k < threshold (doubling_ok) */
             const char *kk = cx_reg(c, MB_REG_B32);
-            ADD(q, "mul.lo.s32", "%s, %s, %s", kk,
-                br->reversed       ? g_rkey(c, br->fine)
-                : br->cta_relative ? g_ckey(c)
-                : br->fine         ? g_fkey(c, br->lane_period)
-                                   : g_key(c, br->lane_period),
-                c->r_iter[br->loop]);
+            ADD(q, "mul.lo.s32", "%s, %s, %s", kk, key_register(c, br), c->r_iter[br->loop]);
             ADD(q, "setp.lt.u32", "%s, %s, %u", p, kk, br->threshold);
             break;
         }
@@ -3188,11 +3192,7 @@ static mb_status branch_slot(ctx *c, int block)
             ADD(q, "shr.u32", "%s, %s, %s", limit, g_halving(c, br->threshold), sh);
         }
         ADD(q, cx_fmt(c, "setp.lt.%s", br->reversed || br->halving ? "u32" : ty), "%s, %s, %s", p,
-            br->reversed       ? g_rkey(c, br->fine)
-            : br->cta_relative ? g_ckey(c)
-            : br->fine         ? g_fkey(c, br->lane_period)
-                               : g_key(c, br->lane_period),
-            limit);
+            key_register(c, br), limit);
         break;
     }
     case MB_RULE_BOX: {
