@@ -2543,25 +2543,15 @@ static mb_status memory_slot(ctx *c, int block, memplan *pl)
             addr = r;
         }
     }
-    if (pl->kind == PLAN_QUOTA) {
-        mb_status st = quota_address(c, block, pl);
+    if (pl->kind == PLAN_QUOTA || pl->kind == PLAN_INDEX || pl->kind == PLAN_STEP) {
+        /* an address made per access (the index keeps its offset) */
+        mb_status st = pl->kind == PLAN_QUOTA   ? quota_address(c, block, pl)
+                       : pl->kind == PLAN_INDEX ? index_address(c, block, pl)
+                                                : step_address(c, block, pl);
         if (st != MB_OK)
             return st;
-        addr = pl->qaddr;
-        off = 0;
-    }
-    if (pl->kind == PLAN_INDEX) {
-        mb_status st = index_address(c, block, pl);
-        if (st != MB_OK)
-            return st;
-        addr = pl->ixaddr;
-    }
-    if (pl->kind == PLAN_STEP) {
-        mb_status st = step_address(c, block, pl);
-        if (st != MB_OK)
-            return st;
-        addr = pl->saddr;
-        off = 0;
+        addr = pl->kind == PLAN_QUOTA ? pl->qaddr : pl->kind == PLAN_INDEX ? pl->ixaddr : pl->saddr;
+        off = pl->kind == PLAN_INDEX ? off : 0;
     }
     const char *ty = type_of_token(c, mm->op);
     int cls = cx_class_of_type(ty);
