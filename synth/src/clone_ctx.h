@@ -372,13 +372,14 @@ typedef struct sim_watch {
     /* set by cx_simulate while it runs: the current thread's finished
      * iterations of each loop, as cx_affine_eval reads them */
     const uint32_t *iter;
-    /* record the watched branch's executions, with the shift a halving
-     * threshold would take (KEY branches that keep their loop) */
+    /* record the watched branch's executions with their iteration, from
+     * which a halving threshold's shift follows at any phase (KEY branches
+     * that keep their loop) */
     struct sim_exec *execs;
     size_t nexecs, execs_cap;
 } sim_watch;
 typedef struct sim_exec {
-    uint32_t t, shift, weight;
+    uint32_t t, iter, weight; /* iter: the thread's finished iterations of the branch's loop */
 } sim_exec;
 mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount);
 /* Whether a condition model compares a value with a term in loop l. */

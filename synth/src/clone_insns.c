@@ -2483,10 +2483,19 @@ static mb_status step_address(ctx *c, int block, memplan *pl)
     if (!q || !t || !a)
         return cx_nomem(c);
     c->cur_block = block;
-    if (c->doubling[pl->sloop])
+    const mb_clone_loop *l = &c->m->loops[pl->sloop];
+    if (c->doubling[pl->sloop]) {
         ADD(q, "mul.lo.s32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
-    else
+    } else if (l->iter_stride > 1) {
+        /* the original's iteration the clone's stands for (cx_sampled_iter) */
+        const char *sh = cx_reg(c, MB_REG_B32), *ph = g_phase(c, pl->sloop);
+        if (!sh || !ph)
+            return cx_nomem(c);
+        ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[pl->sloop], l->iter_stride, ph);
+        ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, sh);
+    } else {
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
+    }
     ADD(q, "mad.lo.s32", "%s, %s, %u, %s", a, t, pl->sstride, pl->tbase);
     pl->saddr = a;
     return MB_OK;
@@ -3472,6 +3481,10 @@ static void plan_wants(ctx *c, const int *share, const int *place)
         }
         if (c->plans[i].kind == PLAN_STEP) {
             want(c, "ltid", place[i]);
+            if (c->m->loops[c->plans[i].sloop].iter_stride > 1) {
+                phase_key(c, c->plans[i].sloop, key, sizeof key);
+                want(c, key, place[i]);
+            }
             continue;
         }
         if (c->plans[i].kind == PLAN_QUOTA) {

@@ -141,7 +141,7 @@ mb_status cx_simulate(ctx *c, sim_watch *w, double *ecount)
                             st = cx_nomem(c);
                             break;
                         }
-                        w->execs[w->nexecs++] = (sim_exec){t, cx_sampled_iter(c, br->loop, t, iter[br->loop]), wt};
+                        w->execs[w->nexecs++] = (sim_exec){t, iter[br->loop], wt};
                     }
                 }
                 next = taken ? B->taken : B->fall;
@@ -373,7 +373,7 @@ static mb_status key_outcome(ctx *c, const mb_clone_branch *br, const sim_watch 
                 for (; n <= k; n++)
                     sides[n] = 0, most[n] = 0;
             }
-            int fall = cx_branch_key(c, e->t, br) < cx_halved(br, e->shift);
+            int fall = cx_branch_key(c, e->t, br) < cx_halved(br, cx_sampled_iter(c, br->loop, e->t, e->iter));
             *below += fall ? e->weight : 0;
             sides[k] |= fall ? 1 : 2;
             if (e->weight > most[k])
@@ -420,6 +420,75 @@ static mb_status calibrate_halving(ctx *c, mb_clone_branch *br, const sim_watch 
     return st;
 }
 
+/* Phases and thresholds per phase a sampled halving loop tries at most. */
+#define HALVING_PHASES 64
+#define HALVING_CANDIDATES 64
+
+/*
+ * A halving branch in a loop that samples the original's iterations (CTA c
+ * runs iteration j * S + (c + P) mod S) meets its count only with a
+ * threshold that splits a warp at every sampled step (reduce_conflict at
+ * R = 8 and max: one step a CTA, 0.25 of the warp executions diverging
+ * against the original's 0.1786). Another phase P, with a power of two or
+ * a multiple of 32 near the calibrated threshold, can give each CTA's step
+ * the original's active threads at that step: every pair (P, threshold) is
+ * tried, and the one within `compare`'s divergence tolerance and 5% of the
+ * count that comes nearest the divergence (then the count) is kept, where it
+ * is nearer than the constant threshold's (e0). Only for loops whose
+ * counter no calibrated comparison reads (their phase is calibrate_phase's).
+ * br->halving is cleared when none is kept.
+ */
+static mb_status halving_phase(ctx *c, mb_clone_branch *br, const sim_watch *w, double target, double e0)
+{
+    mb_clone_loop *cl = &c->m->loops[br->loop];
+    const double tolerance = mb_compare_default_tolerance(1).divergence_pts;
+    br->halving = 0;
+    if (cl->iter_stride <= 1)
+        return MB_OK;
+    br->fine = 0; /* whole lanes in order, as the original's active threads */
+    for (size_t k = 0; k < c->nb; k++)
+        if (c->in_loop[br->loop][k] && c->b[k].cond) {
+            const mb_clone_branch *o = &c->m->branches[c->b[k].branch];
+            if (o->rule == MB_RULE_COMPARE && o->cond && o->cond->expr && cx_cond_reads_loop(o->cond->expr, br->loop))
+                return MB_OK;
+        }
+    const uint32_t calibrated = br->threshold, phase0 = cl->iter_phase;
+    const uint32_t phases = cl->iter_stride < HALVING_PHASES ? cl->iter_stride : HALVING_PHASES;
+    double best = e0 * e0, best_miss = 0;
+    uint32_t best_phase = phase0, best_threshold = 0;
+    mb_status st = MB_OK;
+    br->halving = 1;
+    for (uint32_t p = 0; p < phases && st == MB_OK; p++) {
+        cl->iter_phase = p;
+        /* the count's own threshold at this phase, and round ones near it */
+        uint32_t cand[HALVING_CANDIDATES], n = 0;
+        st = calibrate_halving(c, br, w, target);
+        cand[n++] = br->threshold;
+        for (uint64_t v = 1; v <= 4 * (uint64_t)calibrated && n < HALVING_CANDIDATES; v *= 2)
+            cand[n++] = (uint32_t)v;
+        for (uint64_t v = 32; v <= 2 * (uint64_t)calibrated && n < HALVING_CANDIDATES; v += 32)
+            if (v & (v - 1)) /* powers of two are in already */
+                cand[n++] = (uint32_t)v;
+        for (uint32_t i = 0; i < n && st == MB_OK; i++) {
+            double below, d;
+            br->threshold = cand[i];
+            st = key_outcome(c, br, w, &below, &d);
+            const double e = d - br->target_divergence, miss = fabs(below - target);
+            if (st == MB_OK && fabs(e) <= tolerance && miss <= 0.05 * target &&
+                (e * e < best - 1e-12 || (e * e < best + 1e-12 && best_threshold && miss < best_miss))) {
+                best = e * e;
+                best_miss = miss;
+                best_phase = p;
+                best_threshold = cand[i];
+            }
+        }
+    }
+    cl->iter_phase = best_threshold ? best_phase : phase0;
+    br->threshold = best_threshold ? best_threshold : calibrated;
+    br->halving = best_threshold != 0;
+    return st;
+}
+
 /* A halving threshold for a KEY branch in a loop, kept when it meets the
  * count (within 1%) and comes closer to the original's divergence than
  * the constant one calibrated already, within compare's tolerance: it
@@ -449,10 +518,13 @@ static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, do
     double miss = below > target ? below - target : target - below;
     const double tolerance = mb_compare_default_tolerance(1).divergence_pts;
     if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target || e1 > tolerance || -e1 > tolerance) {
-        *br = flat;
-        br->loop = -1;
+        st = halving_phase(c, br, w, target, e0);
+        if (st != MB_OK || !br->halving) {
+            *br = flat;
+            br->loop = -1;
+        }
     }
-    return MB_OK;
+    return st;
 }
 
 static mb_status calibrate_branch(ctx *c, int block, double *ecount)

@@ -57,11 +57,12 @@ typedef struct step_lane {
 } step_lane;
 
 /* The byte offset of a lane's address in the array, in the clone's 32-bit
- * registers: (ltid << iteration) * stride, a shift of 32 or more giving 0. */
+ * registers: (ltid << k) * stride, k the original's iteration the clone's
+ * stands for (cx_sampled_iter), a shift of 32 or more giving 0. */
 static int64_t step_offset(ctx *c, void *arg, uint32_t t, const uint32_t *iter)
 {
     const step_lane *s = arg;
-    const uint32_t k = iter[s->loop], ltid = t % c->tpc; /* threads are numbered CTA by CTA */
+    const uint32_t k = cx_sampled_iter(c, s->loop, t, iter[s->loop]), ltid = t % c->tpc; /* CTA by CTA */
     const uint32_t shifted = k < 32 ? ltid << k : 0;
     return (int64_t)(uint32_t)(shifted * s->stride);
 }
@@ -70,8 +71,6 @@ static mb_status decide(ctx *c, size_t i)
 {
     memplan *pl = &c->plans[i];
     const mb_sprof_mem *mm = &c->f->mem[i];
-    if (c->m->loops[pl->stepcand].iter_stride > 1)
-        return MB_OK; /* the counter stands for sampled iterations */
     step_lane s = {pl->stepcand, pl->sstride};
     cx_request *req = NULL;
     size_t n = 0;
