@@ -72,26 +72,27 @@ static int64_t only_def(const mb_function *fn, uint32_t reg)
     return at;
 }
 
+/* Operand k of `in` when it is of `kind`, else NULL. */
+static const mb_operand *operand_of(const mb_function *fn, const mb_insn *in, unsigned k, unsigned kind)
+{
+    const mb_operand *o = k < in->noperands ? mb_insn_operand(fn, in, k) : NULL;
+    return o && o->kind == kind ? o : NULL;
+}
+
 static int operand_reg(const mb_function *fn, const mb_insn *in, unsigned k, uint32_t *reg)
 {
-    if (k >= in->noperands)
-        return 0;
-    const mb_operand *o = mb_insn_operand(fn, in, k);
-    if (o->kind != MB_OPND_REG)
-        return 0;
-    *reg = o->u.reg;
-    return 1;
+    const mb_operand *o = operand_of(fn, in, k, MB_OPND_REG);
+    if (o)
+        *reg = o->u.reg;
+    return o != NULL;
 }
 
 static int operand_imm(const mb_function *fn, const mb_insn *in, unsigned k, int64_t *imm)
 {
-    if (k >= in->noperands)
-        return 0;
-    const mb_operand *o = mb_insn_operand(fn, in, k);
-    if (o->kind != MB_OPND_IMM)
-        return 0;
-    *imm = (int64_t)o->u.bits;
-    return 1;
+    const mb_operand *o = operand_of(fn, in, k, MB_OPND_IMM);
+    if (o)
+        *imm = (int64_t)o->u.bits;
+    return o != NULL;
 }
 
 static int integer_type(mb_ptx_type t)
