@@ -421,12 +421,12 @@ mb_status cx_list_requests(ctx *c, int block, cx_lane_value lane, void *arg, siz
 /* The bank-conflict degree of a request whose active lanes (mask) access
  * `width` bytes at addr[lane]: the most distinct 4-byte words of 32 banks. */
 unsigned cx_bank_degree(const uint64_t *addr, uint32_t mask, uint32_t width);
-/* Total variation distance between counts by degree (count[d], d < n) and
- * a profiled distribution. */
-double cx_degree_tv(const uint64_t *count, size_t n, const mb_hist *h);
+/* Total variation distance between counts by value (count[v], v < n, any
+ * weights) and a profiled distribution; 0 when either is empty. */
+double cx_counts_tv(const double *count, size_t n, const mb_hist *h);
 /* The distance n computed requests may keep from the profiled h: half
  * compare's tolerance (the rest is margin for what the host run does not
- * see), or as near as n requests can come. */
+ * see), or as near as n requests can come; below 0 when h is empty. */
 #define CX_DEGREE_TOLERANCE_SHARE 0.5
 double cx_degree_bound(const ctx *c, const mb_hist *h, size_t n);
 

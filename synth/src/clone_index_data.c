@@ -68,7 +68,8 @@ static uint64_t index_value(const unsigned char *p, const mb_sprof_mem *load, co
 static double access_tv(const cx_request *req, size_t n, const unsigned char *data, int64_t shift,
                         const mb_sprof_mem *load, const mb_sprof_mem *acc)
 {
-    uint64_t count[33 * 4] = {0}, addr[32];
+    double count[33 * 4] = {0};
+    uint64_t addr[32];
     const size_t nd = sizeof count / sizeof count[0];
     for (size_t q = 0; q < n; q++) {
         for (uint32_t l = 0; l < 32; l++)
@@ -77,7 +78,7 @@ static double access_tv(const cx_request *req, size_t n, const unsigned char *da
         unsigned d = cx_bank_degree(addr, req[q].mask, acc->width * acc->vector);
         count[d < nd ? d : nd - 1]++;
     }
-    return cx_degree_tv(count, nd, &acc->bank_conflicts);
+    return cx_counts_tv(count, nd, &acc->bank_conflicts);
 }
 
 static mb_status read_input(ctx *c, const mb_clone_input *in, unsigned char **data)

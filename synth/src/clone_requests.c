@@ -101,28 +101,30 @@ unsigned cx_bank_degree(const uint64_t *addr, uint32_t mask, uint32_t width)
     return best;
 }
 
-double cx_degree_tv(const uint64_t *count, size_t n, const mb_hist *h)
+double cx_counts_tv(const double *count, size_t n, const mb_hist *h)
 {
-    double tb = 0, ta = (double)mb_hist_total(h), d = 0;
-    for (size_t k = 0; k < n; k++)
-        tb += (double)count[k];
-    if (ta == 0 || tb == 0)
-        return 1;
-    for (size_t k = 0; k < n; k++) {
+    double total = 0, want = (double)mb_hist_total(h), d = 0;
+    for (size_t v = 0; v < n; v++)
+        total += count[v];
+    if (total == 0 || want == 0)
+        return 0;
+    for (size_t v = 0; v < n; v++) {
         double a = 0;
         for (size_t i = 0; i < h->n; i++)
-            if (h->key[i] == (int64_t)k)
-                a = (double)h->count[i] / ta;
-        d += fabs(a - (double)count[k] / tb);
+            if (h->key[i] == (int64_t)v)
+                a += (double)h->count[i] / want;
+        d += fabs(count[v] / total - a);
     }
     for (size_t i = 0; i < h->n; i++)
         if (h->key[i] < 0 || h->key[i] >= (int64_t)n)
-            d += (double)h->count[i] / ta;
+            d += (double)h->count[i] / want;
     return d / 2;
 }
 
 double cx_degree_bound(const ctx *c, const mb_hist *h, size_t n)
 {
+    if (mb_hist_total(h) == 0)
+        return -1; /* no profiled distribution to keep */
     const double share = CX_DEGREE_TOLERANCE_SHARE * mb_compare_default_tolerance(c->m->reduction).distribution;
     const double floor = mb_hist_tv_floor(h, n) + 1e-9;
     return floor > share ? floor : share;

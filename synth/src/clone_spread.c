@@ -142,24 +142,11 @@ static size_t warp_draw(uint32_t warp, uint32_t add, const double *share, size_t
 static double spread_tv(const sacc *A, uint8_t (*cnt)[5][4], const mb_hist *h, const double *share,
                         size_t nv, unsigned lgw, uint32_t add)
 {
-    double got[SPREAD_MAX_SECTORS + 1], total = 0;
+    double got[SPREAD_MAX_SECTORS + 1];
     memset(got, 0, sizeof got);
-    for (size_t i = 0; i < A->n; i++) {
-        unsigned s = cnt[i][lgw - 1][warp_draw(A->req[i].warp, add, share, nv)];
-        got[s] += (double)A->req[i].n;
-        total += (double)A->req[i].n;
-    }
-    double want = (double)mb_hist_total(h), d = 0;
-    if (total == 0 || want == 0)
-        return 0;
-    for (size_t i = 0; i < h->n; i++)
-        if (h->key[i] >= 0 && h->key[i] <= SPREAD_MAX_SECTORS)
-            got[h->key[i]] -= (double)h->count[i] / want * total;
-        else
-            d += (double)h->count[i] / want;
-    for (size_t s = 0; s <= SPREAD_MAX_SECTORS; s++)
-        d += (got[s] < 0 ? -got[s] : got[s]) / total;
-    return d / 2;
+    for (size_t i = 0; i < A->n; i++)
+        got[cnt[i][lgw - 1][warp_draw(A->req[i].warp, add, share, nv)]] += (double)A->req[i].n;
+    return cx_counts_tv(got, SPREAD_MAX_SECTORS + 1, h);
 }
 
 unsigned cx_spread_window_log2(uint32_t swin)

@@ -80,7 +80,8 @@ static mb_status decide(ctx *c, size_t i)
         return st;
     }
     const uint64_t width = (uint64_t)mm->width * mm->vector, room = cx_region_bytes(c, pl);
-    uint64_t count[33 * 4] = {0}, addr[32];
+    double count[33 * 4] = {0};
+    uint64_t addr[32];
     const size_t nd = sizeof count / sizeof count[0];
     int inside = 1;
     for (size_t q = 0; q < n && inside; q++) {
@@ -93,7 +94,7 @@ static mb_status decide(ctx *c, size_t i)
         count[d < nd ? d : nd - 1]++;
     }
     free(req);
-    if (inside && cx_degree_tv(count, nd, &mm->bank_conflicts) <= cx_degree_bound(c, &mm->bank_conflicts, n)) {
+    if (inside && cx_counts_tv(count, nd, &mm->bank_conflicts) <= cx_degree_bound(c, &mm->bank_conflicts, n)) {
         pl->kind = PLAN_STEP;
         pl->sloop = pl->stepcand;
         pl->offset = 0;
