@@ -487,9 +487,6 @@ mb_status cx_plan_memory(ctx *c)
     }
     plan_indexes(c);
     cx_step_candidates(c);
-    for (size_t i = 0; i < f->nmem; i++)
-        if (c->plans[i].kind == PLAN_QUOTA)
-            c->plans[i].qshare = quota_share(c, i);
     return MB_OK;
 }
 
@@ -589,14 +586,12 @@ mb_status cx_finish_memory(ctx *c)
     mb_status st = cx_index_by_data(c);
     if (st == MB_OK)
         st = cx_steps_by_requests(c);
-    if (st == MB_OK) {
-        /* an access that became indexed shares no quota any more */
-        for (size_t i = 0; i < f->nmem; i++)
-            c->plans[i].qshare = -1;
-        for (size_t i = 0; i < f->nmem; i++)
-            if (c->plans[i].kind == PLAN_QUOTA)
-                c->plans[i].qshare = quota_share(c, i);
+    /* which quota accesses share an address, once the indexed and stepped
+     * ones are known (quota_share reads the earlier ones' qshare) */
+    for (size_t i = 0; st == MB_OK && i < f->nmem; i++)
+        if (c->plans[i].kind == PLAN_QUOTA)
+            c->plans[i].qshare = quota_share(c, i);
+    if (st == MB_OK)
         st = cx_plan_spreads(c);
-    }
     return st == MB_OK ? cx_plan_quotas(c) : st;
 }
