@@ -11,11 +11,9 @@
  * load may start further into its buffer, by whole 128-byte lines (its
  * coalescing unchanged), where that window's data keep the distribution
  * better than the first one. */
-#define _POSIX_C_SOURCE 200809L
 #include "clone_ctx.h"
 
-#include <errno.h>
-#include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,21 +84,17 @@ static mb_status read_input(ctx *c, const mb_clone_input *in, unsigned char **da
     *data = NULL;
     if (in->bytes == 0 || in->bytes > INDEX_INPUT_MAX)
         return MB_OK;
-    FILE *fp = fopen(in->source, "rb");
-    if (!fp)
-        return mb_error_set(c->err, MB_ERR_IO, in->source, 0, 0, "cannot open the profile's input: %s",
-                            strerror(errno));
-    unsigned char *buf = malloc(in->bytes);
-    size_t got = buf ? fread(buf, 1, in->bytes, fp) : 0;
-    fclose(fp);
-    if (!buf)
-        return cx_nomem(c);
-    if (got != in->bytes) {
-        free(buf);
-        return mb_error_set(c->err, MB_ERR_IO, in->source, 0, 0, "cannot read the profile's input");
+    char *text = NULL;
+    size_t len = 0;
+    mb_status st = mb_read_file(in->source, INDEX_INPUT_MAX, &text, &len, c->err);
+    if (st == MB_OK && len != in->bytes) {
+        free(text);
+        return mb_error_set(c->err, MB_ERR_INVALID, in->source, 0, 0,
+                            "%zu bytes, but the profile lists %" PRIu64 " (changed since the model was built)", len,
+                            in->bytes);
     }
-    *data = buf;
-    return MB_OK;
+    *data = (unsigned char *)text;
+    return st;
 }
 
 /* Load record k reads `shift` bytes further on (the README says so). */
