@@ -28,19 +28,16 @@ mb_status mb_emit_launch(const mb_clone_model *m, mb_emit_inputs where, mb_buf *
             const char *path = !p->input ? NULL
                                : where == MB_INPUTS_AT_PROFILE ? p->input->source
                                                                : p->input->file;
-            if (json_object_get(buffers, p->buffer))
-                ;
-            else if (path)
+            /* the input file where the profile recorded one, seeded bytes otherwise */
+            json_t *init = path ? json_pack("{s:s, s:s}", "kind", "file", "path", path)
+                                : json_pack("{s:s, s:i, s:i, s:i}", "kind", "random", "seed",
+                                            (int)(m->seed % 1000000 + 1), "min", 0, "max", 255);
+            if (!json_object_get(buffers, p->buffer))
                 json_object_set_new(buffers, p->buffer,
-                                    json_pack("{s:s, s:I, s:{s:s, s:s}}", "type", "b8", "bytes",
-                                              (json_int_t)p->buffer_bytes, "init", "kind", "file",
-                                              "path", path));
+                                    json_pack("{s:s, s:I, s:o}", "type", "b8", "bytes",
+                                              (json_int_t)p->buffer_bytes, "init", init));
             else
-                json_object_set_new(buffers, p->buffer,
-                                    json_pack("{s:s, s:I, s:{s:s, s:i, s:i, s:i}}", "type", "b8", "bytes",
-                                              (json_int_t)p->buffer_bytes, "init", "kind",
-                                              "random", "seed", (int)(m->seed % 1000000 + 1),
-                                              "min", 0, "max", 255));
+                json_decref(init);
             json_array_append_new(args, p->offset ? json_pack("{s:s, s:I}", "buffer", p->buffer,
                                                               "offset", (json_int_t)p->offset)
                                                   : json_string(p->buffer));
