@@ -660,6 +660,16 @@ static mb_status split_products(ctx *c)
     return MB_OK;
 }
 
+/* Each block's expected ECount at the clone's reduction (malloc'd; NULL
+ * when out of memory). */
+static double *expected_counts(const ctx *c)
+{
+    double *freq = malloc((c->nb + 1) * sizeof(double));
+    for (size_t k = 0; freq && k < c->nb; k++)
+        freq[k] = mb_sprof_func_expected_ecount(c->f, (int)k, c->m->reduction);
+    return freq;
+}
+
 /* Synthetic instructions take the place of chain fillers: every inserted
  * need drops a free filler of its kind in its block, or else in a dominating
  * block that runs as often in the clone (or in a block that runs exactly
@@ -667,11 +677,9 @@ static mb_status split_products(ctx *c)
  * reduction stay the original's. A need nothing can stand for stays extra. */
 static mb_status drop_fillers(ctx *c)
 {
-    double *freq = malloc((c->nb + 1) * sizeof(double));
+    double *freq = expected_counts(c);
     if (!freq)
         return cx_nomem(c);
-    for (size_t k = 0; k < c->nb; k++)
-        freq[k] = mb_sprof_func_expected_ecount(c->f, (int)k, c->m->reduction);
     for (size_t k = 0; k < c->nb; k++) {
         blk *b = &c->b[k];
         for (size_t i = 0; i <= b->nslots; i++)
@@ -754,6 +762,190 @@ static mb_status drop_fillers(ctx *c)
             b->slots[i].nins = w;
         }
     }
+    free(freq);
+    return MB_OK;
+}
+
+/* Reads of register `reg` (len characters) by the clone's instructions:
+ * every inserted need and every slot not dropped. */
+static int reads_of(const ctx *c, const char *reg, size_t len)
+{
+    int w = 0, r = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        const blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++) {
+            for (size_t j = 0; j < b->slots[i].nins; j++)
+                reg_uses(b->slots[i].ins[j].op, b->slots[i].ins[j].operands, reg, len, &w, &r);
+            if (i < b->nslots && b->slots[i].role != SLOT_DROPPED) {
+                reg_uses(b->slots[i].op, b->slots[i].operands, reg, len, &w, &r);
+                reg_uses("", b->slots[i].guard, reg, len, &w, &r);
+            }
+        }
+    }
+    return r;
+}
+
+/* Whether a load or an atomic of the clone writes `reg` (len characters). */
+static int loaded(const ctx *c, const char *reg, size_t len)
+{
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i < c->b[k].nslots; i++) {
+            const slot *s = &c->b[k].slots[i];
+            if (s->role != SLOT_MEM || !s->operands || !strncmp(s->op, "st", 2) || !strncmp(s->op, "red", 3))
+                continue;
+            const char *end = strchr(s->operands, '[');
+            for (const char *p = s->operands; (p = strchr(p, '%')) != NULL && (!end || p < end);) {
+                size_t n = strcspn(p, ",]+} ;|");
+                if (n == len && !strncmp(p, reg, len))
+                    return 1;
+                p += n;
+            }
+        }
+    return 0;
+}
+
+/* The input a filler `mov D, %X_in` copies (the never-written register
+ * of its class), NULL for any other filler. */
+static const char *copied_input(const slot *s)
+{
+    if (strncmp(s->op, "mov.", 4))
+        return NULL;
+    const char *src = s->operands + strcspn(s->operands, ",");
+    src += strspn(src, ", ");
+    size_t n = strlen(src);
+    return n > 3 && src[0] == '%' && !strcmp(src + n - 3, "_in") && !strchr(src, ',') ? src : NULL;
+}
+
+/* Text `x` with every whole-register occurrence of `from` replaced by
+ * `to`; x itself where there is none, NULL when out of memory. */
+static const char *renamed(ctx *c, const char *x, const char *from, const char *to)
+{
+    const size_t len = strlen(from);
+    size_t at = 0;
+    for (const char *p; x && (p = strstr(x + at, from)) != NULL;) {
+        const char e = p[len];
+        at = (size_t)(p - x) + len;
+        if ((e >= '0' && e <= '9') || (e >= 'a' && e <= 'z') || e == '_')
+            continue;
+        x = cx_fmt(c, "%.*s%s%s", (int)(p - x), x, to, p + len);
+        at += strlen(to) - len;
+    }
+    return x;
+}
+
+/* Every read of register `from` becomes a read of `to`. */
+static mb_status rename_reads(ctx *c, const char *from, const char *to)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        for (size_t i = 0; i <= b->nslots; i++) {
+            for (size_t j = 0; j < b->slots[i].nins; j++) {
+                need *n = &b->slots[i].ins[j];
+                if (n->operands && !(n->operands = renamed(c, n->operands, from, to)))
+                    return cx_nomem(c);
+            }
+            slot *s = &b->slots[i];
+            if (i == b->nslots || s->role == SLOT_DROPPED)
+                continue;
+            if ((s->operands && !(s->operands = renamed(c, s->operands, from, to))) ||
+                (s->guard && !(s->guard = renamed(c, s->guard, from, to))))
+                return cx_nomem(c);
+        }
+    }
+    return MB_OK;
+}
+
+/* Whether filler slot i of block b (made by cx_filler) can go without
+ * changing what the clone waits for: 1 where nothing reads what it writes
+ * and it reads no load's result (an unread consumer of a load still holds
+ * its warp until the load is back, as the original's consumer does); 2
+ * where it copies the never-written input, which its readers can read
+ * themselves. */
+static int idle_filler(const ctx *c, const blk *b, size_t i)
+{
+    const slot *s = &b->slots[i];
+    if (s->role != SLOT_ASSIGNED || !s->filler || !s->op || !s->operands || s->guard)
+        return 0;
+    size_t left = 0; /* a block keeps an instruction, or it is no block */
+    for (size_t j = 0; j <= b->nslots; j++)
+        left += b->slots[j].nins + (j < b->nslots && b->slots[j].role != SLOT_DROPPED);
+    if (left < 2)
+        return 0;
+    size_t dlen = strcspn(s->operands, ",");
+    if (dest_class_of(s->op, s->operands) < 0 || !is_vreg(s->operands, dlen))
+        return 0;
+    if (copied_input(s))
+        return 2;
+    if (reads_of(c, s->operands, dlen))
+        return 0;
+    for (const char *p = s->operands + dlen; (p = strchr(p, '%')) != NULL;) {
+        size_t n = strcspn(p, ",]+} ;|");
+        if (loaded(c, p, n))
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* What drop_fillers could not pay for in kind is paid in count: the
+ * uncovered needs of one class and kind run U times in the clone at its
+ * reduction, and idle fillers of that class and kind in any block (made,
+ * and read by nothing) are dropped, the most frequent first, while their
+ * counts fit in what is left of U. The clone's totals and mix then stay
+ * the original's where set-up has no filler of its own frequency
+ * (histogram's thread base, made once per thread, paid by the clearing
+ * loop's shift that runs twice). Never more than U: a clone short of the
+ * original's count is as wrong as one over it. */
+static mb_status pay_by_count(ctx *c)
+{
+    double *freq = expected_counts(c);
+    if (!freq)
+        return cx_nomem(c);
+    /* the classes and kinds filler_for exchanges: ALU and conversions, of
+     * integer, float and double kind */
+    static const int classes[] = {MB_CLASS_ALU, MB_CLASS_CONV};
+    for (size_t ci = 0; ci < sizeof classes / sizeof classes[0]; ci++)
+        for (int kind = 0; kind < 3; kind++) {
+            double left = 0;
+            for (size_t k = 0; k < c->nb; k++)
+                for (size_t i = 0; i <= c->b[k].nslots; i++)
+                    for (size_t j = 0; j < c->b[k].slots[i].nins; j++) {
+                        const need *n = &c->b[k].slots[i].ins[j];
+                        int nk, nc = n->op && n->uncovered ? token_class(n->token, &nk) : -1;
+                        if (nc == classes[ci] && nk == kind)
+                            left += freq[k];
+                    }
+            while (left > 0) {
+                int best_k = -1, how = 0;
+                size_t best_i = 0;
+                for (size_t k = 0; k < c->nb; k++) {
+                    if (freq[k] <= 0 || freq[k] > left * (1 + 1e-9) || (best_k >= 0 && freq[k] <= freq[best_k]))
+                        continue;
+                    for (size_t i = 0; i < c->b[k].nslots; i++) {
+                        int fk, fc = c->b[k].slots[i].filler ? token_class(c->b[k].slots[i].token, &fk) : -1;
+                        const int idle = fc == classes[ci] && fk == kind ? idle_filler(c, &c->b[k], i) : 0;
+                        if (idle) {
+                            best_k = (int)k;
+                            best_i = i;
+                            how = idle;
+                            break;
+                        }
+                    }
+                }
+                if (best_k < 0)
+                    break;
+                slot *f = &c->b[best_k].slots[best_i];
+                f->role = SLOT_DROPPED;
+                if (how == 2 &&
+                    rename_reads(c, cx_fmt(c, "%.*s", (int)strcspn(f->operands, ","), f->operands),
+                                 copied_input(f)) != MB_OK) {
+                    free(freq);
+                    return c->err->status;
+                }
+                c->m->dropped_fillers++;
+                left -= freq[best_k];
+            }
+        }
     free(freq);
     return MB_OK;
 }
@@ -2455,9 +2647,22 @@ static mb_status plan_doubling(ctx *c)
     return MB_OK;
 }
 
+/* Whether every thread runs loop l once per entry at the reduction (every
+ * loop at the maximum): its counter then keeps its reset value, which is
+ * what every reader of it in the body expects, so it is never advanced and
+ * the loop's own branch is decided without it. The original's loop runs
+ * its induction update once, not a counter's besides. */
+static int runs_once(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    return !cx_trip_varies(cl) && (cl->ntrips ? cl->trip[0] : 1) == 1 && l != c->arg_trip_loop;
+}
+
 /* The loop counter advanced where an iteration ends. */
 static mb_status advance_counter(ctx *c, need_seq *q, int l)
 {
+    if (runs_once(c, l))
+        return MB_OK;
     if (c->doubling[l])
         ADD(q, "shl.b32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
     else
@@ -2487,11 +2692,15 @@ static mb_status step_address(ctx *c, int block, memplan *pl)
     if (c->doubling[pl->sloop]) {
         ADD(q, "mul.lo.s32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
     } else if (l->iter_stride > 1) {
-        /* the original's iteration the clone's stands for (cx_sampled_iter) */
+        /* the original's iteration the clone's stands for (cx_sampled_iter):
+         * the phase itself where the counter stays 0 */
         const char *sh = cx_reg(c, MB_REG_B32), *ph = g_phase(c, pl->sloop);
         if (!sh || !ph)
             return cx_nomem(c);
-        ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[pl->sloop], l->iter_stride, ph);
+        if (runs_once(c, pl->sloop))
+            sh = ph;
+        else
+            ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[pl->sloop], l->iter_stride, ph);
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, sh);
     } else {
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
@@ -3182,7 +3391,9 @@ static mb_status branch_slot(ctx *c, int block)
             /* threshold >> the original's index (cx_branch_limit) */
             const mb_clone_loop *l = &c->m->loops[br->loop];
             const char *sh = c->r_iter[br->loop];
-            if (l->iter_stride > 1) {
+            if (l->iter_stride > 1 && runs_once(c, br->loop))
+                sh = g_phase(c, br->loop);
+            else if (l->iter_stride > 1) {
                 sh = cx_reg(c, MB_REG_B32);
                 ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[br->loop], l->iter_stride,
                     g_phase(c, br->loop));
@@ -3225,7 +3436,20 @@ static mb_status branch_slot(ctx *c, int block)
         const char *cmp = br->rule == MB_RULE_LOOP_BACK ? "lt" : "ge";
         const mb_clone_loop *l = &c->m->loops[br->loop];
         uint32_t adj = br->rule == MB_RULE_LOOP_EXIT;
-        if (c->doubling[br->loop])
+        if (runs_once(c, br->loop)) {
+            /* never back, always out (x < 0 unsigned is never true): x is an
+             * induction this block advances, so that the branch waits for
+             * the update as the original's waits for its induction's, else
+             * the counter's reset */
+            const char *x = c->r_iter[br->loop];
+            int wide = 0;
+            for (size_t i = 0; i < c->ninductions && c->latch[br->loop][block]; i++)
+                if (c->inductions[i].loop == br->loop) {
+                    x = c->inductions[i].reg;
+                    wide = c->inductions[i].is64;
+                }
+            ADD(q, cx_fmt(c, "setp.%s.u%d", cmp, wide ? 64 : 32), "%s, %s, 0", p, x);
+        } else if (c->doubling[br->loop])
             ADD(q, cx_fmt(c, "setp.%s.u32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
                 1u << ((l->ntrips ? l->trip[0] : 1) - adj));
         else if (cx_trip_varies(l))
@@ -4033,7 +4257,7 @@ mb_status cx_assemble(ctx *c)
     if (st != MB_OK)
         return st;
     if ((st = address_dependences(c)) != MB_OK || (st = memory_values(c)) != MB_OK ||
-        (st = cx_share_values(c)) != MB_OK)
+        (st = cx_share_values(c)) != MB_OK || (st = pay_by_count(c)) != MB_OK)
         return st;
     /* 7. the model's blocks */
     mb_clone_model *m = c->m;
