@@ -824,11 +824,12 @@ static const char *renamed(ctx *c, const char *x, const char *from, const char *
     size_t at = 0;
     for (const char *p; x && (p = strstr(x + at, from)) != NULL;) {
         const char e = p[len];
-        at = (size_t)(p - x) + len;
-        if ((e >= '0' && e <= '9') || (e >= 'a' && e <= 'z') || e == '_')
+        if ((e >= '0' && e <= '9') || (e >= 'a' && e <= 'z') || e == '_') {
+            at = (size_t)(p - x) + len;
             continue;
+        }
+        at = (size_t)(p - x) + strlen(to);
         x = cx_fmt(c, "%.*s%s%s", (int)(p - x), x, to, p + len);
-        at += strlen(to) - len;
     }
     return x;
 }
@@ -889,8 +890,8 @@ static int idle_filler(const ctx *c, const blk *b, size_t i)
 
 /* What drop_fillers could not pay for in kind is paid in count: the
  * uncovered needs of one class and kind run U times in the clone at its
- * reduction, and idle fillers of that class and kind in any block (made,
- * and read by nothing) are dropped, the most frequent first, while their
+ * reduction, and idle fillers of that class and kind in any block
+ * (idle_filler) are dropped, the most frequent first, while their
  * counts fit in what is left of U. The clone's totals and mix then stay
  * the original's where set-up has no filler of its own frequency
  * (histogram's thread base, made once per thread, paid by the clearing
@@ -936,11 +937,10 @@ static mb_status pay_by_count(ctx *c)
                     break;
                 slot *f = &c->b[best_k].slots[best_i];
                 f->role = SLOT_DROPPED;
-                if (how == 2 &&
-                    rename_reads(c, cx_fmt(c, "%.*s", (int)strcspn(f->operands, ","), f->operands),
-                                 copied_input(f)) != MB_OK) {
+                const char *dest = how == 2 ? cx_fmt(c, "%.*s", (int)strcspn(f->operands, ","), f->operands) : "";
+                if (!dest || (how == 2 && rename_reads(c, dest, copied_input(f)) != MB_OK)) {
                     free(freq);
-                    return c->err->status;
+                    return cx_nomem(c);
                 }
                 c->m->dropped_fillers++;
                 left -= freq[best_k];
@@ -2694,12 +2694,10 @@ static mb_status step_address(ctx *c, int block, memplan *pl)
     } else if (l->iter_stride > 1) {
         /* the original's iteration the clone's stands for (cx_sampled_iter):
          * the phase itself where the counter stays 0 */
-        const char *sh = cx_reg(c, MB_REG_B32), *ph = g_phase(c, pl->sloop);
+        const char *ph = g_phase(c, pl->sloop), *sh = runs_once(c, pl->sloop) ? ph : cx_reg(c, MB_REG_B32);
         if (!sh || !ph)
             return cx_nomem(c);
-        if (runs_once(c, pl->sloop))
-            sh = ph;
-        else
+        if (sh != ph)
             ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[pl->sloop], l->iter_stride, ph);
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, sh);
     } else {
