@@ -785,17 +785,17 @@ static int reads_of(const ctx *c, const char *reg, size_t len)
     return r;
 }
 
-/* Whether a load or an atomic of the clone writes `reg` (len characters). */
+/* Whether a load or an atomic of the clone writes `reg` (len characters):
+ * its recorded destination, one register or a vector's braces. */
 static int loaded(const ctx *c, const char *reg, size_t len)
 {
     for (size_t k = 0; k < c->nb; k++)
         for (size_t i = 0; i < c->b[k].nslots; i++) {
             const slot *s = &c->b[k].slots[i];
-            if (s->role != SLOT_MEM || !s->operands || !strncmp(s->op, "st", 2) || !strncmp(s->op, "red", 3))
+            if (s->role != SLOT_MEM || !s->dest)
                 continue;
-            const char *end = strchr(s->operands, '[');
-            for (const char *p = s->operands; (p = strchr(p, '%')) != NULL && (!end || p < end);) {
-                size_t n = strcspn(p, ",]+} ;|");
+            for (const char *p = s->dest; (p = strchr(p, '%')) != NULL;) {
+                size_t n = strcspn(p, ",} ");
                 if (n == len && !strncmp(p, reg, len))
                     return 1;
                 p += n;
@@ -872,14 +872,13 @@ static int idle_filler(const ctx *c, const blk *b, size_t i)
         left += b->slots[j].nins + (j < b->nslots && b->slots[j].role != SLOT_DROPPED);
     if (left < 2)
         return 0;
-    size_t dlen = strcspn(s->operands, ",");
-    if (dest_class_of(s->op, s->operands) < 0 || !is_vreg(s->operands, dlen))
+    if (!s->dest || !is_vreg(s->dest, strlen(s->dest)))
         return 0;
     if (copied_input(s))
         return 2;
-    if (reads_of(c, s->operands, dlen))
+    if (reads_of(c, s->dest, strlen(s->dest)))
         return 0;
-    for (const char *p = s->operands + dlen; (p = strchr(p, '%')) != NULL;) {
+    for (const char *p = s->operands + strcspn(s->operands, ","); (p = strchr(p, '%')) != NULL;) {
         size_t n = strcspn(p, ",]+} ;|");
         if (loaded(c, p, n))
             return 0;
@@ -897,6 +896,46 @@ static int idle_filler(const ctx *c, const blk *b, size_t i)
  * (histogram's thread base, made once per thread, paid by the clearing
  * loop's shift that runs twice). Never more than U: a clone short of the
  * original's count is as wrong as one over it. */
+/* How often the uncovered needs of class `cls` and `kind` run at the
+ * reduction. */
+static double uncovered_count(const ctx *c, const double *freq, int cls, int kind)
+{
+    double u = 0;
+    for (size_t k = 0; k < c->nb; k++)
+        for (size_t i = 0; i <= c->b[k].nslots; i++)
+            for (size_t j = 0; j < c->b[k].slots[i].nins; j++) {
+                const need *n = &c->b[k].slots[i].ins[j];
+                int nk, nc = n->op && n->uncovered ? token_class(n->token, &nk) : -1;
+                if (nc == cls && nk == kind)
+                    u += freq[k];
+            }
+    return u;
+}
+
+/* The idle filler of class `cls` and `kind` whose block runs most often
+ * without running more than `left` times: its block (-1 when none), its
+ * slot and idle_filler's answer. */
+static int idle_to_pay(const ctx *c, const double *freq, double left, int cls, int kind, size_t *slot_at,
+                       int *how)
+{
+    int best = -1;
+    for (size_t k = 0; k < c->nb; k++) {
+        if (freq[k] <= 0 || freq[k] > left * (1 + 1e-9) || (best >= 0 && freq[k] <= freq[best]))
+            continue;
+        for (size_t i = 0; i < c->b[k].nslots; i++) {
+            int fk, fc = c->b[k].slots[i].filler ? token_class(c->b[k].slots[i].token, &fk) : -1;
+            const int idle = fc == cls && fk == kind ? idle_filler(c, &c->b[k], i) : 0;
+            if (idle) {
+                best = (int)k;
+                *slot_at = i;
+                *how = idle;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
 static mb_status pay_by_count(ctx *c)
 {
     double *freq = expected_counts(c);
@@ -905,49 +944,22 @@ static mb_status pay_by_count(ctx *c)
     /* the classes and kinds filler_for exchanges: ALU and conversions, of
      * integer, float and double kind */
     static const int classes[] = {MB_CLASS_ALU, MB_CLASS_CONV};
+    mb_status st = MB_OK;
     for (size_t ci = 0; ci < sizeof classes / sizeof classes[0]; ci++)
-        for (int kind = 0; kind < 3; kind++) {
-            double left = 0;
-            for (size_t k = 0; k < c->nb; k++)
-                for (size_t i = 0; i <= c->b[k].nslots; i++)
-                    for (size_t j = 0; j < c->b[k].slots[i].nins; j++) {
-                        const need *n = &c->b[k].slots[i].ins[j];
-                        int nk, nc = n->op && n->uncovered ? token_class(n->token, &nk) : -1;
-                        if (nc == classes[ci] && nk == kind)
-                            left += freq[k];
-                    }
-            while (left > 0) {
-                int best_k = -1, how = 0;
-                size_t best_i = 0;
-                for (size_t k = 0; k < c->nb; k++) {
-                    if (freq[k] <= 0 || freq[k] > left * (1 + 1e-9) || (best_k >= 0 && freq[k] <= freq[best_k]))
-                        continue;
-                    for (size_t i = 0; i < c->b[k].nslots; i++) {
-                        int fk, fc = c->b[k].slots[i].filler ? token_class(c->b[k].slots[i].token, &fk) : -1;
-                        const int idle = fc == classes[ci] && fk == kind ? idle_filler(c, &c->b[k], i) : 0;
-                        if (idle) {
-                            best_k = (int)k;
-                            best_i = i;
-                            how = idle;
-                            break;
-                        }
-                    }
-                }
-                if (best_k < 0)
-                    break;
-                slot *f = &c->b[best_k].slots[best_i];
+        for (int kind = 0; kind < 3 && st == MB_OK; kind++) {
+            size_t i;
+            int how, k;
+            for (double left = uncovered_count(c, freq, classes[ci], kind);
+                 left > 0 && (k = idle_to_pay(c, freq, left, classes[ci], kind, &i, &how)) >= 0; left -= freq[k]) {
+                slot *f = &c->b[k].slots[i];
                 f->role = SLOT_DROPPED;
-                const char *dest = how == 2 ? cx_fmt(c, "%.*s", (int)strcspn(f->operands, ","), f->operands) : "";
-                if (!dest || (how == 2 && rename_reads(c, dest, copied_input(f)) != MB_OK)) {
-                    free(freq);
-                    return cx_nomem(c);
-                }
                 c->m->dropped_fillers++;
-                left -= freq[best_k];
+                if (how == 2 && (st = rename_reads(c, f->dest, copied_input(f))) != MB_OK)
+                    break;
             }
         }
     free(freq);
-    return MB_OK;
+    return st;
 }
 
 /* ----------------------------------------------------------- the needs */
