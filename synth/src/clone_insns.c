@@ -3587,6 +3587,20 @@ static const char *g_cta_parity(ctx *c)
     return val_put(c, "phase2+0", r);
 }
 
+/* x = src mod m for the CTA phase: a `rem` where mod_const needs a
+ * multiply by the reciprocal and a `mad`. The phase is set-up the original
+ * has no instruction for, made once per thread, so each instruction shows
+ * in the mix where the loop runs once (reduce_conflict at R = 8: three
+ * integer instructions a thread were 3.5 points of the mix); ptxas turns
+ * a remainder by a constant into the same multiply either way. */
+static mb_status phase_mod(ctx *c, need_seq *s, const char *x, const char *src, uint64_t xmax, uint32_t m)
+{
+    if (m == 0 || xmax < m || (m & (m - 1)) == 0)
+        return mod_const_from(c, s, x, src, xmax, m);
+    ADD(s, "rem.u32", "%s, %s, %u", x, src, m);
+    return MB_OK;
+}
+
 /* r = loop's phase for the CTA (cx_sampled_iter): the CTA's linear index
  * plus the loop's offset, mod the loop's stride. */
 static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
@@ -3594,7 +3608,7 @@ static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
     const mb_clone_loop *l = &c->m->loops[loop];
     uint32_t ctas = c->m->grid[0] * c->m->grid[1] * c->m->grid[2];
     if (l->iter_phase == 0)
-        return mod_const_from(c, s, r, g_cta(c), ctas ? ctas - 1 : 0, l->iter_stride);
+        return phase_mod(c, s, r, g_cta(c), ctas ? ctas - 1 : 0, l->iter_stride);
     if (ctas <= 1) {
         ADD(s, "mov.u32", "%s, %u", r, l->iter_phase);
         return MB_OK;
@@ -3611,7 +3625,7 @@ static mb_status make_phase(ctx *c, need_seq *s, const char *r, int loop)
     }
     const char *cta = g_cta(c);
     ADD(s, "add.s32", "%s, %s, %u", r, cta, l->iter_phase);
-    return mod_const(c, s, r, (uint64_t)ctas - 1 + l->iter_phase, l->iter_stride);
+    return phase_mod(c, s, r, r, (uint64_t)ctas - 1 + l->iter_phase, l->iter_stride);
 }
 
 static const char *g_phase(ctx *c, int loop)
