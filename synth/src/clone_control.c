@@ -315,6 +315,12 @@ uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, co
     return br->halving ? cx_halved(br, cx_sampled_iter(c, br->loop, t, iter[br->loop])) : br->threshold;
 }
 
+uint32_t cx_cycle_field(const mb_clone_loop *l, uint32_t at)
+{
+    const uint32_t shift = at * l->cycle_bits;
+    return shift >= 32 ? 0 : (l->cycle_table >> shift) & ((UINT32_C(1) << l->cycle_bits) - 1);
+}
+
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
 {
     const mb_clone_loop *l = &c->m->loops[loop];
@@ -323,7 +329,10 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
     uint32_t trip = l->trip[0];
     if (l->cycle) {
         uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
-        uint32_t v = (trip + (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle) / c->reduce_num;
+        uint32_t at = (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle;
+        if (l->cycle_bits)
+            return cx_cycle_field(l, at);
+        uint32_t v = (trip + at) / c->reduce_num;
         return v ? v : 1;
     }
     uint32_t key = l->outer >= 0 ? iter[l->outer]

@@ -3493,6 +3493,19 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
         const char *i = cl->cycle_in_cta ? g_ltid(c) : g_gtid(c);
         if (mod_const_from(c, s, t, i, c->nthreads ? c->nthreads - 1 : 0, cl->cycle) != MB_OK)
             return c->err->status;
+        if (cl->cycle_bits) {
+            /* the chosen trips, less adj, packed in an immediate: the
+             * field at t * bits */
+            uint32_t table = 0;
+            for (uint32_t at = 0; at < cl->cycle; at++)
+                table |= (cx_cycle_field(cl, at) - adj) << (at * cl->cycle_bits);
+            if ((cl->cycle_bits & (cl->cycle_bits - 1)) == 0)
+                ADD(s, "shl.b32", "%s, %s, %d", t, t, log2u(cl->cycle_bits));
+            else
+                ADD(s, "mul.lo.s32", "%s, %s, %u", t, t, cl->cycle_bits);
+            ADD(s, "bfe.u32", "%s, 0x%08x, %s, %u", r, table, t, cl->cycle_bits);
+            return MB_OK;
+        }
         if (c->reduce_num <= 1) {
             ADD(s, "add.s32", "%s, %s, %u", r, t, cl->trip[0] - adj);
             return MB_OK;

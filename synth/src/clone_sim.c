@@ -875,6 +875,125 @@ static mb_status single_trip_stairs(ctx *c, int l, const trip_weight *g, double 
     return st;
 }
 
+/* Host-run work (threads times candidate tables) a cycle table's search
+ * may take. */
+#define TABLE_WORK 5e7
+
+/* Bits a cycle table's field needs for values up to v. */
+static uint32_t field_bits(uint32_t v)
+{
+    uint32_t b = 1;
+    while (b < 32 && (v >> b))
+        b++;
+    return b;
+}
+
+/* Loop l's cycle as a table of trips, field i = value of i mod cycle. */
+static void set_cycle_table(mb_clone_loop *cl, const uint32_t *v)
+{
+    uint32_t top = 1;
+    for (uint32_t i = 0; i < cl->cycle; i++)
+        top = v[i] > top ? v[i] : top;
+    cl->cycle_bits = field_bits(top);
+    /* a power-of-two width where it fits: the field's offset is a shift */
+    uint32_t pow2 = 1;
+    while (pow2 < cl->cycle_bits)
+        pow2 *= 2;
+    if (pow2 * cl->cycle <= 32)
+        cl->cycle_bits = pow2;
+    cl->cycle_table = 0;
+    for (uint32_t i = 0; i < cl->cycle; i++)
+        cl->cycle_table |= v[i] << (i * cl->cycle_bits);
+}
+
+/* The worse of a run's divergence and mean errors (stair_errors), with the
+ * two. */
+static double cycle_score(const ctx *c, int l, const uint64_t *activations, double target, double want,
+                          double *div, double *mean)
+{
+    stair_errors(c, run_exit(c, l, activations), target, want, div, mean);
+    return *div > *mean ? *div : *mean;
+}
+
+/*
+ * The floors of a cycled loop, max(1, floor((lo + i mod cycle) / R)), run
+ * each warp to the longest reduced trip with fewer distinct values than the
+ * original's warps had: tid_loop's tid % 7 + 1 at R = 2 keeps 1 to 3 (58% of
+ * the exits diverging against 75%), and its partial warp of four lanes
+ * holds two values. A table of trips by i mod cycle can hold more values
+ * where the warps need them: starting from the floors, the host run moves
+ * one field by one iteration at a time, the move that most lowers the worse
+ * of the exit's divergence error and the mean trip's (in compare's
+ * tolerances, as stairs are scored), until none does. Kept when both end
+ * within tolerance and a quarter of it is gained; four instructions a
+ * thread (the index mod cycle, a shift and a bit-field extract of an
+ * immediate) where the floors took five.
+ */
+static mb_status cycle_table(ctx *c, int l, double *ecount)
+{
+    mb_clone_loop *cl = &c->m->loops[l];
+    const double target = controller_divergence(c, l);
+    const uint32_t cycle = cl->cycle;
+    if (target < 0 || cycle < 2 || cycle > 16 || cl->controller < 0 ||
+        (double)c->nthreads * 2 * cycle > TABLE_WORK)
+        return MB_OK;
+    sim_watch w;
+    mb_status st = count_activations(c, l, &w, ecount);
+    if (st != MB_OK) {
+        free(w.activations);
+        return st;
+    }
+    const double want = mb_sprof_reduced_mean_trip(&c->f->loops[l], c->m->reduction);
+    double div, mean, start = cycle_score(c, l, w.activations, target, want, &div, &mean);
+    if (fabs(run_exit(c, l, w.activations).divergence - target) <= STAIR_DIVERGENCE_MET || start < 0.25) {
+        free(w.activations);
+        return MB_OK;
+    }
+    /* the table fits one 32-bit immediate */
+    const uint32_t top = (UINT32_C(1) << (32 / cycle < 8 ? 32 / cycle : 8)) - 1;
+    uint32_t v[16];
+    for (uint32_t i = 0; i < cycle; i++) {
+        v[i] = (uint32_t)(((uint64_t)cl->trip[0] + i) / c->reduce_num);
+        v[i] = v[i] ? v[i] : 1;
+        if (v[i] > top) {
+            free(w.activations);
+            return MB_OK;
+        }
+    }
+    double best = start;
+    int moved = 1;
+    for (uint32_t round = 0; moved && round < 4 * cycle && (double)c->nthreads * 2 * cycle * (round + 1) <= TABLE_WORK;
+         round++) {
+        moved = 0;
+        uint32_t at = 0, to = 0;
+        for (uint32_t i = 0; i < cycle; i++)
+            for (int d = -1; d <= 1; d += 2) {
+                const uint32_t was = v[i];
+                if ((d < 0 && was <= 1) || (d > 0 && was >= top))
+                    continue;
+                v[i] = was + (uint32_t)d;
+                set_cycle_table(cl, v);
+                const double e = cycle_score(c, l, w.activations, target, want, &div, &mean);
+                if (e < best - 1e-9) {
+                    best = e;
+                    at = i;
+                    to = v[i];
+                    moved = 1;
+                }
+                v[i] = was;
+            }
+        if (moved)
+            v[at] = to;
+    }
+    set_cycle_table(cl, v);
+    cycle_score(c, l, w.activations, target, want, &div, &mean);
+    free(w.activations);
+    if (div < 1 && mean < 1 && best <= start - 0.25)
+        return cx_simulate(c, NULL, ecount);
+    cl->cycle_bits = cl->cycle_table = 0;
+    return MB_OK;
+}
+
 static mb_status calibrate_trips(ctx *c, int l, double *ecount)
 {
     mb_clone_loop *cl = &c->m->loops[l];
@@ -903,7 +1022,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
             p *= 2;
         cl->lane_period = p >= warps ? 0 : p;
     }
-    cl->cycle = 0;
+    cl->cycle = cl->cycle_bits = cl->cycle_table = 0;
     /* the cycle divides each thread's trip by R in the clone: only where the
      * loop's scale is R itself */
     mb_trip_scale scale = mb_sprof_trip_scale(sl, c->m->reduction);
@@ -933,7 +1052,7 @@ static mb_status calibrate_trips(ctx *c, int l, double *ecount)
             cl->cycle = cycle < 1 ? 1 : (uint32_t)(cycle + 0.5);
             cl->cycle_in_cta = !sl->cta_dependent;
             cl->lane_period = 0;
-            return MB_OK;
+            return c->reduce_num > 1 ? cycle_table(c, l, ecount) : MB_OK;
         }
     }
     size_t distinct = 0;

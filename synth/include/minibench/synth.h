@@ -353,6 +353,11 @@ typedef struct mb_clone_loop {
                                 index (in the CTA when cycle_in_cta, else global): every warp
                                 holds every value, trip[0] and cycle as profiled */
     int cycle_in_cta;
+    uint32_t cycle_bits;   /**< > 0 with cycle: trip = field (i mod cycle) of cycle_table, fields
+                                cycle_bits wide from bit 0, values the host run chose so that
+                                the exit keeps the original's divergence where the floors
+                                above cannot (docs/synth.md) */
+    uint32_t cycle_table;
     int controller;        /**< block whose branch governs the trip count, -1 if none */
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
                                 (the key is its counter), not the thread */
