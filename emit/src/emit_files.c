@@ -115,11 +115,11 @@ static void readme_cases(const mb_clone_model *m, const char *prefix, mb_buf *ca
                               lanes - 1, warps, l->stairs, width, width > 1 ? "s" : "");
         }
         if ((b->rule == MB_RULE_LOOP_BACK || b->rule == MB_RULE_LOOP_EXIT) && b->loop >= 0 &&
-            (size_t)b->loop < m->nloops && m->loops[b->loop].cycle_bits && m->loops[b->loop].cycle_bits < 32) {
+            (size_t)b->loop < m->nloops && m->loops[b->loop].cycle && m->loops[b->loop].cycle_bits) {
             const mb_clone_loop *l = &m->loops[b->loop];
             mb_buf_printf(cases, " (trips by thread index mod %u:", l->cycle);
-            for (uint32_t at = 0; at < l->cycle && at * l->cycle_bits < 32; at++)
-                mb_buf_printf(cases, " %u", (l->cycle_table >> (at * l->cycle_bits)) & ((1u << l->cycle_bits) - 1));
+            for (uint32_t at = 0; at < l->cycle; at++)
+                mb_buf_printf(cases, " %u", mb_clone_cycle_trip(l, at));
             mb_buf_puts(cases, ")");
         }
         if (b->rule == MB_RULE_COMPARE) {

@@ -315,10 +315,13 @@ uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, co
     return br->halving ? cx_halved(br, cx_sampled_iter(c, br->loop, t, iter[br->loop])) : br->threshold;
 }
 
-uint32_t cx_cycle_field(const mb_clone_loop *l, uint32_t at)
+uint32_t mb_clone_cycle_trip(const mb_clone_loop *l, uint32_t at)
 {
-    const uint32_t shift = at * l->cycle_bits;
-    return shift >= 32 ? 0 : (l->cycle_table >> shift) & ((UINT32_C(1) << l->cycle_bits) - 1);
+    const uint64_t shift = (uint64_t)at * l->cycle_bits;
+    if (!l->cycle_bits || shift >= 32)
+        return 0;
+    const uint32_t field = l->cycle_table >> shift;
+    return l->cycle_bits >= 32 ? field : field & ((UINT32_C(1) << l->cycle_bits) - 1);
 }
 
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
@@ -331,7 +334,7 @@ uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter)
         uint32_t ctas = c->p->grid[0] * c->p->grid[1] * c->p->grid[2];
         uint32_t at = (l->cycle_in_cta ? c->ckey[t] / ctas : c->gtid[t]) % l->cycle;
         if (l->cycle_bits)
-            return cx_cycle_field(l, at);
+            return mb_clone_cycle_trip(l, at);
         uint32_t v = (trip + at) / c->reduce_num;
         return v ? v : 1;
     }

@@ -339,8 +339,6 @@ uint32_t cx_branch_key(const ctx *c, uint32_t t, const mb_clone_branch *br);
 uint32_t cx_halved(const mb_clone_branch *br, uint32_t shift);
 uint32_t cx_branch_limit(const ctx *c, const mb_clone_branch *br, uint32_t t, const uint32_t *iter);
 uint32_t cx_trip(const ctx *c, int loop, uint32_t t, const uint32_t *iter);
-/* Field `at` of a cycled loop's table of trips (l->cycle_bits > 0). */
-uint32_t cx_cycle_field(const mb_clone_loop *l, uint32_t at);
 /* Whether threads' trip counts of a clone loop differ (a register holds them). */
 int cx_trip_varies(const mb_clone_loop *l);
 /* Comparisons the original made: the width the clone compares in (32 or

@@ -3498,7 +3498,7 @@ static mb_status make_trip(ctx *c, need_seq *s, const mb_clone_loop *cl, uint32_
              * field at t * bits */
             uint32_t table = 0;
             for (uint32_t at = 0; at < cl->cycle; at++)
-                table |= (cx_cycle_field(cl, at) - adj) << (at * cl->cycle_bits);
+                table |= (mb_clone_cycle_trip(cl, at) - adj) << (at * cl->cycle_bits);
             if ((cl->cycle_bits & (cl->cycle_bits - 1)) == 0)
                 ADD(s, "shl.b32", "%s, %s, %d", t, t, log2u(cl->cycle_bits));
             else

@@ -560,8 +560,8 @@ mb_status cx_finish_memory(ctx *c)
                 if (c->m->loops[l].cycle)
                     trips = (c->m->loops[l].trip[0] + c->m->loops[l].cycle - 1) / c->reduce_num + 1;
                 for (uint32_t at = 0; c->m->loops[l].cycle_bits && at < c->m->loops[l].cycle; at++)
-                    if (cx_cycle_field(&c->m->loops[l], at) > trips)
-                        trips = cx_cycle_field(&c->m->loops[l], at);
+                    if (mb_clone_cycle_trip(&c->m->loops[l], at) > trips)
+                        trips = mb_clone_cycle_trip(&c->m->loops[l], at);
                 trips += c->m->loops[l].stairs;
                 if (pl->loop_term_coef[k] < 0)
                     neg = 1;

@@ -117,6 +117,46 @@ static void test_readme_stairs(void **state)
     mb_clone_free(m);
 }
 
+/* A cycled loop's table of trips is listed with its branch, field by
+ * field; a cycle without a table (the floors) lists none. */
+static void test_readme_cycle_table(void **state)
+{
+    (void)state;
+    mb_clone_model *m = fixture_model(2);
+    assert_int_equal(m->branches[1].loop, 0);
+    const struct {
+        uint32_t cycle, bits, table;
+        const char *text;
+    } cases[] = {
+        {7, 0, 0, NULL},
+        {7, 4, 0x03411112u, "(trips by thread index mod 7: 2 1 1 1 1 4 3)"},
+        {3, 3, 0x1d1u, "(trips by thread index mod 3: 1 2 7)"},
+        {2, 16, 0x00050001u, "(trips by thread index mod 2: 1 5)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m->loops[0].cycle = cases[i].cycle;
+        m->loops[0].cycle_bits = cases[i].bits;
+        m->loops[0].cycle_table = cases[i].table;
+        mb_buf out = MB_BUF_INIT;
+        mb_error err;
+        mb_error_clear(&err);
+        assert_int_equal(mb_emit_readme(m, &out, &err), MB_OK);
+        if (cases[i].text)
+            assert_non_null(strstr(out.data, cases[i].text));
+        else
+            assert_null(strstr(out.data, "trips by thread index"));
+        mb_buf_free(&out);
+    }
+    /* a field past the table's 32 bits reads 0, not a shifted-out value */
+    m->loops[0].cycle_bits = 16;
+    m->loops[0].cycle_table = 0xffffffffu;
+    assert_int_equal(mb_clone_cycle_trip(&m->loops[0], 1), 0xffff);
+    assert_int_equal(mb_clone_cycle_trip(&m->loops[0], 2), 0);
+    m->loops[0].cycle = 0;
+    m->loops[0].cycle_bits = 0;
+    mb_clone_free(m);
+}
+
 static void test_clone_dir(void **state)
 {
     (void)state;
@@ -287,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_clone_dir),
         cmocka_unit_test(test_clone_dir_inputs),
         cmocka_unit_test(test_readme_stairs),
+        cmocka_unit_test(test_readme_cycle_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

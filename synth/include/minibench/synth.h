@@ -368,6 +368,10 @@ typedef struct mb_clone_loop {
                                 host run chooses it) */
 } mb_clone_loop;
 
+/** A cycled loop's trip at field `at` (the thread index mod cycle) of its
+ *  table (cycle_bits > 0); 0 past the table's 32 bits. */
+uint32_t mb_clone_cycle_trip(const mb_clone_loop *l, uint32_t at);
+
 /** One instruction of the clone, already in PTX syntax pieces. */
 typedef struct mb_clone_insn {
     const char *guard;     /**< "@%p1", "@!%p1" or NULL */
