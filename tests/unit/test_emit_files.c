@@ -83,6 +83,20 @@ static char *slurp(const char *dir, const char *name)
     return data;
 }
 
+/* m's README holds `text`, or, where text is NULL, no `absent` at all. */
+static void readme_names(const mb_clone_model *m, const char *text, const char *absent)
+{
+    mb_buf out = MB_BUF_INIT;
+    mb_error err;
+    mb_error_clear(&err);
+    assert_int_equal(mb_emit_readme(m, &out, &err), MB_OK);
+    if (text)
+        assert_non_null(strstr(out.data, text));
+    else
+        assert_null(strstr(out.data, absent));
+    mb_buf_free(&out);
+}
+
 /* A loop's stairs are named with its branch in the README, in each form. */
 static void test_readme_stairs(void **state)
 {
@@ -104,15 +118,7 @@ static void test_readme_stairs(void **state)
         m->loops[0].stairs = cases[i].stairs;
         m->loops[0].stair_shift = cases[i].shift;
         m->loops[0].lane_period = cases[i].period;
-        mb_buf out = MB_BUF_INIT;
-        mb_error err;
-        mb_error_clear(&err);
-        assert_int_equal(mb_emit_readme(m, &out, &err), MB_OK);
-        if (cases[i].text)
-            assert_non_null(strstr(out.data, cases[i].text));
-        else
-            assert_null(strstr(out.data, "stairs"));
-        mb_buf_free(&out);
+        readme_names(m, cases[i].text, "stairs");
     }
     mb_clone_free(m);
 }
@@ -137,15 +143,7 @@ static void test_readme_cycle_table(void **state)
         m->loops[0].cycle = cases[i].cycle;
         m->loops[0].cycle_bits = cases[i].bits;
         m->loops[0].cycle_table = cases[i].table;
-        mb_buf out = MB_BUF_INIT;
-        mb_error err;
-        mb_error_clear(&err);
-        assert_int_equal(mb_emit_readme(m, &out, &err), MB_OK);
-        if (cases[i].text)
-            assert_non_null(strstr(out.data, cases[i].text));
-        else
-            assert_null(strstr(out.data, "trips by thread index"));
-        mb_buf_free(&out);
+        readme_names(m, cases[i].text, "trips by thread index");
     }
     /* a field past the table's 32 bits reads 0, not a shifted-out value */
     m->loops[0].cycle_bits = 16;
