@@ -944,8 +944,11 @@ static mb_status cycle_table(ctx *c, int l, double *ecount)
         return st;
     }
     const double want = mb_sprof_reduced_mean_trip(&c->f->loops[l], c->m->reduction);
-    double div, mean, start = cycle_score(c, l, w.activations, target, want, &div, &mean);
-    if (fabs(run_exit(c, l, w.activations).divergence - target) <= STAIR_DIVERGENCE_MET || start < 0.25) {
+    const exit_run floors = run_exit(c, l, w.activations);
+    double div, mean;
+    stair_errors(c, floors, target, want, &div, &mean);
+    const double start = div > mean ? div : mean;
+    if (fabs(floors.divergence - target) <= STAIR_DIVERGENCE_MET || start < 0.25) {
         free(w.activations);
         return MB_OK;
     }
