@@ -98,11 +98,13 @@ static int cond_usable(const ctx *c, int block, const mb_cond_node *n)
 /* The original's loop index a clone iteration stands for (iter_stride). */
 uint32_t cx_sampled_iter(const ctx *c, int l, uint32_t t, uint32_t iter)
 {
-    uint32_t s = c->m->loops[l].iter_stride;
+    const mb_clone_loop *cl = &c->m->loops[l];
+    uint32_t s = cl->iter_stride;
     if (s <= 1)
         return iter;
     uint64_t cta = c->cta[0][t] + (uint64_t)c->p->grid[0] * (c->cta[1][t] + (uint64_t)c->p->grid[1] * c->cta[2][t]);
-    return iter * s + (uint32_t)((cta + c->m->loops[l].iter_phase) % s);
+    uint32_t k = iter * s + (uint32_t)((cta + cl->iter_phase) % s);
+    return cl->iter_div > 1 ? k / cl->iter_div : k;
 }
 
 static int cond_node_eval(const ctx *c, const mb_cond_node *n, uint32_t t, const uint32_t *iter)
@@ -694,6 +696,7 @@ mb_status cx_classify(ctx *c)
         cl->iter_stride = (uint32_t)(c->reduce_num && c->reduce_num < shortest ? c->reduce_num
                                      : shortest > UINT32_MAX                   ? UINT32_MAX
                                      : shortest ? shortest : 1);
+        cl->iter_div = 1;
         cl->reversed = 0;
         cl->lane_period = lane_period(c,
                                       sl->warp_activations ? (double)sl->warp_activations_differing /

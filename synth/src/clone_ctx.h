@@ -214,6 +214,11 @@ typedef struct ctx {
     /* per loop: its counter holds 2^iterations (a tree's step, doubled where
      * an iteration ends) instead of the iterations (clone_insns.c) */
     unsigned char *doubling;
+    /* per loop: its counter holds j N + the CTA's phase (spread_ok) */
+    unsigned char *spread;
+    /* per spread loop: its halving branches compare the counter with a
+     * per-thread bound (spread_limit_ok) */
+    unsigned char *spread_limit;
     uint64_t rng;
     int dep_block;            /* the filler whose recorded producers source() hands out */
     size_t dep_slot;

@@ -1258,6 +1258,31 @@ static const char *g_halving(ctx *c, uint32_t threshold)
 }
 
 static const char *g_phase(ctx *c, int loop);
+static const char *key_register(ctx *c, const mb_clone_branch *br);
+
+/* The counter bound of a halving branch in a spread loop (spread_limit_ok):
+ * (clz(key) + m - 31) n, made once per thread. */
+static const char *g_spread_limit(ctx *c, int block)
+{
+    const mb_clone_branch *br = &c->m->branches[c->b[block].branch];
+    char key[24];
+    snprintf(key, sizeof key, "slim%d", c->b[block].branch);
+    const char *r = val_find(c, key);
+    if (r)
+        return r;
+    const mb_clone_loop *cl = &c->m->loops[br->loop];
+    const char *k = key_register(c, br), *z = cx_reg(c, MB_REG_B32);
+    r = cx_reg(c, MB_REG_B32);
+    if (!k || !z || !r) {
+        c->oom = 1;
+        return val_put(c, key, r);
+    }
+    pro_add(c, "clz.b32", cx_fmt(c, "%s, %s", z, k));
+    pro_add(c, "mad.lo.s32",
+            cx_fmt(c, "%s, %s, %u, %lld", r, z, cl->trip[0], (long long)(log2u(br->threshold) - 31) * cl->trip[0]));
+    return val_put(c, key, r);
+}
+
 
 /* CTA-relative key ltid * CTAs + cta */
 static const char *g_ckey(ctx *c)
@@ -2602,20 +2627,13 @@ static mb_status index_address(ctx *c, int block, memplan *pl)
     return MB_OK;
 }
 
-/* Whether loop l's counter may hold 2^iterations: a tree loop (a halving
- * branch or a step access reads it) with a constant trip of at most 30,
- * whose counter nothing else reads (no hashed, compared or quota use, no
- * address term, no inner trip), and whose halving branches' key < T >> k
- * equals key * 2^k < T at every iteration k it runs. Then the counter is
- * the original's doubling step: reset to 1, shifted left where an
- * iteration ends, multiplied into the key and the step addresses (the
- * original's multiply on the branch's path), compared with 2^trip. */
-static int doubling_ok(const ctx *c, int l)
+/* Whether loop l is a tree loop (a halving branch or a step access reads
+ * its counter) whose counter nothing else reads: no hashed, compared or
+ * quota use, no address term, no inner trip. With `trip` > 0, also whether
+ * its halving branches' key < T >> k equals key * 2^k < T at every
+ * iteration k < trip. */
+static int tree_counter(const ctx *c, int l, uint32_t trip)
 {
-    const mb_clone_loop *cl = &c->m->loops[l];
-    if (cx_trip_varies(cl) || cl->iter_stride > 1 || cl->outer >= 0 || (cl->ntrips && cl->trip[0] > 30))
-        return 0;
-    const uint32_t trip = cl->ntrips ? cl->trip[0] : 1;
     int tree = 0;
     for (size_t i = 0; i < c->f->nmem; i++) {
         const memplan *pl = &c->plans[i];
@@ -2638,7 +2656,7 @@ static int doubling_ok(const ctx *c, int l)
             continue;
         if (br->rule != MB_RULE_KEY || !br->halving)
             return 0;
-        for (uint32_t t = 0; t < c->nthreads; t++) {
+        for (uint32_t t = 0; t < c->nthreads && trip; t++) {
             const uint64_t key = cx_branch_key(c, t, br);
             for (uint32_t it = 0; it < trip; it++)
                 if ((key << it) >= UINT32_MAX || (key < cx_halved(br, it)) != ((key << it) < br->threshold))
@@ -2649,13 +2667,88 @@ static int doubling_ok(const ctx *c, int l)
     return tree;
 }
 
-static mb_status plan_doubling(ctx *c)
+/* Whether loop l's counter may hold 2^iterations: a tree loop with a
+ * constant trip of at most 30 and its own iterations (tree_counter with
+ * the keys checked). Then the counter is the original's doubling step:
+ * reset to 1, shifted left where an iteration ends, multiplied into the
+ * key and the step addresses (the original's multiply on the branch's
+ * path), compared with 2^trip. */
+static int doubling_ok(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    if (cx_trip_varies(cl) || cl->iter_stride > 1 || cl->outer >= 0 || (cl->ntrips && cl->trip[0] > 30))
+        return 0;
+    return tree_counter(c, l, cl->ntrips ? cl->trip[0] : 1);
+}
+
+/* Whether loop l's counter may hold j N + phase, j its finished iterations:
+ * a tree loop whose n iterations spread over the original's N (iter_div).
+ * Then the counter starts at the CTA's phase, advances by N and is compared
+ * with n N (j N + phase < n N exactly when j < n, the phase being below N),
+ * and the original's index is the counter / n: one multiply-high where
+ * the sampled index took a `mad` and another. */
+static int spread_ok(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    return cl->iter_div > 1 && !cx_trip_varies(cl) && cl->outer < 0 && cl->ntrips == 1 &&
+           (uint64_t)cl->trip[0] * cl->iter_stride <= INT32_MAX && tree_counter(c, l, 0);
+}
+
+/* Work (threads x counter values) the check of a spread limit may take. */
+#define SPREAD_LIMIT_WORK 5e7
+
+/* Whether loop l's halving branches, in a spread loop (spread_ok), may
+ * compare its counter with a per-thread limit instead of shifting their
+ * threshold: key < K >> (v / n) for K = 2^m holds for the first
+ * m + 1 - bitlen(key) steps, so exactly when v < (clz(key) + m - 31) n
+ * (signed; a key of K or more gives no step). Checked for every thread
+ * and counter value v = j N + phase the clone runs. Then an iteration
+ * costs a `setp` where it took a `div` and a `shr`, and the thread two
+ * instructions once. */
+static int spread_limit_ok(const ctx *c, int l)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    const uint32_t n = cl->trip[0], N = cl->iter_stride;
+    if ((double)c->nthreads * n * N > SPREAD_LIMIT_WORK)
+        return 0;
+    int any = 0;
+    for (size_t k = 0; k < c->nb; k++) {
+        if (!c->b[k].cond)
+            continue;
+        const mb_clone_branch *br = &c->m->branches[c->b[k].branch];
+        if (br->loop != l || br->rule != MB_RULE_KEY || !br->halving)
+            continue;
+        const uint32_t K = br->threshold;
+        if (K == 0 || (K & (K - 1)))
+            return 0;
+        const int m = log2u(K);
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            const uint64_t key = cx_branch_key(c, t, br);
+            if (key > UINT32_MAX)
+                return 0;
+            const int clz = key ? __builtin_clz((uint32_t)key) : 32;
+            const int64_t limit = (int64_t)(clz + m - 31) * n;
+            for (uint64_t v = 0; v < (uint64_t)n * N; v++)
+                if ((key < cx_halved(br, (uint32_t)(v / n))) != ((int64_t)v < limit))
+                    return 0;
+        }
+        any = 1;
+    }
+    return any;
+}
+
+static mb_status plan_counters(ctx *c)
 {
     c->doubling = mb_arena_alloc(c->A, c->nloops + 1);
-    if (!c->doubling)
+    c->spread = mb_arena_alloc(c->A, c->nloops + 1);
+    c->spread_limit = mb_arena_alloc(c->A, c->nloops + 1);
+    if (!c->doubling || !c->spread || !c->spread_limit)
         return cx_nomem(c);
-    for (size_t l = 0; l < c->nloops; l++)
+    for (size_t l = 0; l < c->nloops; l++) {
         c->doubling[l] = (unsigned char)doubling_ok(c, (int)l);
+        c->spread[l] = (unsigned char)spread_ok(c, (int)l);
+        c->spread_limit[l] = (unsigned char)(c->spread[l] && spread_limit_ok(c, (int)l));
+    }
     return MB_OK;
 }
 
@@ -2670,6 +2763,30 @@ static int runs_once(const ctx *c, int l)
     return !cx_trip_varies(cl) && (cl->ntrips ? cl->trip[0] : 1) == 1 && l != c->arg_trip_loop;
 }
 
+static mb_status div_const(ctx *c, need_seq *s, const char *x, uint64_t xmax, uint64_t m);
+
+/* r = the original's index loop l's iteration stands for (cx_sampled_iter):
+ * counter * S + phase, divided by the clone's trip where the iterations
+ * spread over all of the original's (iter_div). */
+static mb_status sampled_index(ctx *c, need_seq *q, const char *r, int l, const char *phase)
+{
+    const mb_clone_loop *cl = &c->m->loops[l];
+    const uint64_t top = (uint64_t)cl->iter_div * cl->iter_stride - 1;
+    if (c->spread[l] && (cl->iter_div & (cl->iter_div - 1))) {
+        /* a multiply-high by ceil(2^32 / n), exact over the counter's range
+         * (spread_span): what ptxas makes of a division by a constant, where
+         * a `div` would wait as a division does */
+        ADD(q, "mul.hi.u32", "%s, %s, %llu", r, c->r_iter[l],
+            (unsigned long long)(((UINT64_C(1) << 32) + cl->iter_div - 1) / cl->iter_div));
+        return MB_OK;
+    }
+    if (c->spread[l])
+        ADD(q, "mov.u32", "%s, %s", r, c->r_iter[l]);
+    else
+        ADD(q, "mad.lo.s32", "%s, %s, %u, %s", r, c->r_iter[l], cl->iter_stride, phase);
+    return div_const(c, q, r, top, cl->iter_div);
+}
+
 /* The loop counter advanced where an iteration ends. */
 static mb_status advance_counter(ctx *c, need_seq *q, int l)
 {
@@ -2678,7 +2795,7 @@ static mb_status advance_counter(ctx *c, need_seq *q, int l)
     if (c->doubling[l])
         ADD(q, "shl.b32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
     else
-        ADD(q, "add.s32", "%s, %s, 1", c->r_iter[l], c->r_iter[l]);
+        ADD(q, "add.s32", "%s, %s, %u", c->r_iter[l], c->r_iter[l], c->spread[l] ? c->m->loops[l].iter_stride : 1);
     return MB_OK;
 }
 
@@ -2709,8 +2826,9 @@ static mb_status step_address(ctx *c, int block, memplan *pl)
         const char *ph = g_phase(c, pl->sloop), *sh = runs_once(c, pl->sloop) ? ph : cx_reg(c, MB_REG_B32);
         if (!sh || !ph)
             return cx_nomem(c);
-        if (sh != ph)
-            ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[pl->sloop], l->iter_stride, ph);
+        mb_status st = sh != ph ? sampled_index(c, q, sh, pl->sloop, ph) : MB_OK;
+        if (st != MB_OK)
+            return st;
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, sh);
     } else {
         ADD(q, "shl.b32", "%s, %s, %s", t, pl->sltid, c->r_iter[pl->sloop]);
@@ -3397,6 +3515,11 @@ static mb_status branch_slot(ctx *c, int block)
             ADD(q, "setp.lt.u32", "%s, %s, %u", p, kk, br->threshold);
             break;
         }
+        if (br->halving && c->spread_limit[br->loop]) {
+            const char *bound = g_spread_limit(c, block);
+            ADD(q, "setp.lt.s32", "%s, %s, %s", p, c->r_iter[br->loop], bound);
+            break;
+        }
         if (br->halving) {
             /* threshold >> the original's index (cx_branch_limit) */
             const mb_clone_loop *l = &c->m->loops[br->loop];
@@ -3405,8 +3528,9 @@ static mb_status branch_slot(ctx *c, int block)
                 sh = g_phase(c, br->loop);
             else if (l->iter_stride > 1) {
                 sh = cx_reg(c, MB_REG_B32);
-                ADD(q, "mad.lo.s32", "%s, %s, %u, %s", sh, c->r_iter[br->loop], l->iter_stride,
-                    g_phase(c, br->loop));
+                mb_status st = sampled_index(c, q, sh, br->loop, g_phase(c, br->loop));
+                if (st != MB_OK)
+                    return st;
             }
             limit = cx_reg(c, MB_REG_B32);
             ADD(q, "shr.u32", "%s, %s, %s", limit, g_halving(c, br->threshold), sh);
@@ -3462,6 +3586,9 @@ static mb_status branch_slot(ctx *c, int block)
         } else if (c->doubling[br->loop])
             ADD(q, cx_fmt(c, "setp.%s.u32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
                 1u << ((l->ntrips ? l->trip[0] : 1) - adj));
+        else if (c->spread[br->loop])
+            ADD(q, cx_fmt(c, "setp.%s.u32", cmp), "%s, %s, %u", p, c->r_iter[br->loop],
+                (l->trip[0] - adj) * l->iter_stride);
         else if (cx_trip_varies(l))
             ADD(q, cx_fmt(c, "setp.%s.%s", cmp, ty), "%s, %s, %s", p, c->r_iter[br->loop],
                 c->r_trip[br->loop]);
@@ -3693,7 +3820,10 @@ static void plan_wants(ctx *c, const int *share, const int *place)
             else
                 snprintf(key, sizeof key, br->fine ? "fkey%u" : "key%u", br->lane_period);
             want(c, key, (int)k);
-            if (br->halving && !c->doubling[br->loop]) {
+            if (br->halving && c->spread_limit[br->loop]) {
+                snprintf(key, sizeof key, "slim%d", b->branch);
+                want(c, key, (int)k);
+            } else if (br->halving && !c->doubling[br->loop]) {
                 snprintf(key, sizeof key, "half%u", br->threshold);
                 want(c, key, (int)k);
                 if (c->m->loops[br->loop].iter_stride > 1) {
@@ -3835,7 +3965,9 @@ static void branch_values(ctx *c, int block)
     c->cur_block = block;
     switch (br->rule) {
     case MB_RULE_KEY:
-        if (br->halving && !c->doubling[br->loop]) {
+        if (br->halving && c->spread_limit[br->loop]) {
+            g_spread_limit(c, block);
+        } else if (br->halving && !c->doubling[br->loop]) {
             g_halving(c, br->threshold);
             if (c->m->loops[br->loop].iter_stride > 1)
                 g_phase(c, br->loop);
@@ -3886,7 +4018,7 @@ mb_status cx_assemble(ctx *c)
         if (cx_trip_varies(&c->m->loops[l]))
             c->r_trip[l] = cx_reg(c, MB_REG_B32);
     }
-    if ((st = plan_doubling(c)) != MB_OK)
+    if ((st = plan_counters(c)) != MB_OK)
         return st;
     /* a called function receives its trip count: the load of that argument is the register */
     for (size_t i = 0; c->arg_trip_loop >= 0 && i < c->b[0].nslots; i++) {
@@ -4234,7 +4366,15 @@ mb_status cx_assemble(ctx *c)
             need_seq *q = cx_block_seq(c, (int)k, term_slot(&c->b[k]));
             if (!q)
                 return cx_nomem(c);
-            ADD(q, "mov.u32", "%s, %d", c->r_iter[l], c->doubling[l] ? 1 : 0);
+            if (c->spread[l]) {
+                c->cur_block = (int)k;
+                const char *ph = g_phase(c, (int)l);
+                if (!ph)
+                    return cx_nomem(c);
+                ADD(q, "mov.u32", "%s, %s", c->r_iter[l], ph);
+            } else {
+                ADD(q, "mov.u32", "%s, %d", c->r_iter[l], c->doubling[l] ? 1 : 0);
+            }
             /* a trip that follows the enclosing loop is chosen on every entry */
             if (c->m->loops[l].outer >= 0 && c->m->loops[l].controller >= 0 &&
                 (st = trip_value(c, q, (int)l, (int)k)) != MB_OK)

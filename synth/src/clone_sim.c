@@ -424,43 +424,24 @@ static mb_status calibrate_halving(ctx *c, mb_clone_branch *br, const sim_watch 
 #define HALVING_PHASES 64
 #define HALVING_CANDIDATES 64
 
-/*
- * A halving branch in a loop that samples the original's iterations (CTA c
- * runs iteration j * S + (c + P) mod S) meets its count only with a
- * threshold that splits a warp at every sampled step (reduce_conflict at
- * R = 8 and max: one step a CTA, 0.25 of the warp executions diverging
- * against the original's 0.1786). Another phase P, with a power of two or
- * a multiple of 32 near the calibrated threshold, can give each CTA's step
- * the original's active threads at that step: every pair (P, threshold) is
- * tried, and the one within `compare`'s divergence tolerance and 5% of the
- * count that comes nearest the divergence (then the count) is kept, where it
- * is nearer than the constant threshold's (e0). Only for loops whose
- * counter no calibrated comparison reads (their phase is calibrate_phase's).
- * br->halving is cleared when none is kept.
- */
-static mb_status halving_phase(ctx *c, mb_clone_branch *br, const sim_watch *w, double target, double e0)
+typedef struct halving_best {
+    double err2, miss;
+    uint32_t phase, threshold; /* threshold 0: none found */
+} halving_best;
+
+/* Every pair (phase, threshold) of the loop's sampling as it stands: the
+ * count's own threshold at each phase and round ones near the calibrated
+ * one; `b` keeps the pair within compare's divergence tolerance and 5% of
+ * the count that comes nearest the divergence, then the count. */
+static mb_status halving_search(ctx *c, mb_clone_branch *br, const sim_watch *w, double target,
+                                uint32_t calibrated, halving_best *b)
 {
     mb_clone_loop *cl = &c->m->loops[br->loop];
     const double tolerance = mb_compare_default_tolerance(1).divergence_pts;
-    br->halving = 0;
-    if (cl->iter_stride <= 1)
-        return MB_OK;
-    br->fine = 0; /* whole lanes in order, as the original's active threads */
-    for (size_t k = 0; k < c->nb; k++)
-        if (c->in_loop[br->loop][k] && c->b[k].cond) {
-            const mb_clone_branch *o = &c->m->branches[c->b[k].branch];
-            if (o->rule == MB_RULE_COMPARE && o->cond && o->cond->expr && cx_cond_reads_loop(o->cond->expr, br->loop))
-                return MB_OK;
-        }
-    const uint32_t calibrated = br->threshold, phase0 = cl->iter_phase;
     const uint32_t phases = cl->iter_stride < HALVING_PHASES ? cl->iter_stride : HALVING_PHASES;
-    double best = e0 * e0, best_miss = 0;
-    uint32_t best_phase = phase0, best_threshold = 0;
     mb_status st = MB_OK;
-    br->halving = 1;
     for (uint32_t p = 0; p < phases && st == MB_OK; p++) {
         cl->iter_phase = p;
-        /* the count's own threshold at this phase, and round ones near it */
         uint32_t cand[HALVING_CANDIDATES], n = 0;
         st = calibrate_halving(c, br, w, target);
         cand[n++] = br->threshold;
@@ -475,17 +456,91 @@ static mb_status halving_phase(ctx *c, mb_clone_branch *br, const sim_watch *w, 
             st = key_outcome(c, br, w, &below, &d);
             const double e = d - br->target_divergence, miss = fabs(below - target);
             if (st == MB_OK && fabs(e) <= tolerance && miss <= 0.05 * target &&
-                (e * e < best - 1e-12 || (e * e < best + 1e-12 && best_threshold && miss < best_miss))) {
-                best = e * e;
-                best_miss = miss;
-                best_phase = p;
-                best_threshold = cand[i];
+                (e * e < b->err2 - 1e-12 || (e * e < b->err2 + 1e-12 && b->threshold && miss < b->miss))) {
+                b->err2 = e * e;
+                b->miss = miss;
+                b->phase = p;
+                b->threshold = cand[i];
             }
         }
     }
-    cl->iter_phase = best_threshold ? best_phase : phase0;
-    br->threshold = best_threshold ? best_threshold : calibrated;
-    br->halving = best_threshold != 0;
+    return st;
+}
+
+/* The original's trip N where loop l can spread its n iterations over all
+ * N of them (iter_div): a constant trip in the original and the clone, n
+ * not dividing N (or 1 where the stride, R, falls short of N), and no other
+ * halving branch in the loop whose phase a new sampling would move; 0
+ * otherwise. */
+static uint32_t spread_span(const ctx *c, const mb_clone_branch *br)
+{
+    const mb_clone_loop *cl = &c->m->loops[br->loop];
+    const mb_hist *trips = &c->f->loops[br->loop].trips;
+    if (trips->n != 1 || trips->key[0] < 2 || trips->key[0] > UINT32_MAX || cx_trip_varies(cl) ||
+        cl->ntrips != 1 || cl->trip[0] < 1 ||
+        (cl->trip[0] == 1 ? cl->iter_stride >= trips->key[0] : (uint64_t)trips->key[0] % cl->trip[0] == 0))
+        return 0;
+    /* the index (j N + phase) / n as a multiply-high by ceil(2^32 / n) is
+     * exact while n (n N - 1) < 2^32 */
+    const uint64_t n = cl->trip[0], N = (uint64_t)trips->key[0];
+    if (n * (n * N - 1) >= UINT64_C(1) << 32)
+        return 0;
+    for (size_t k = 0; k < c->nb; k++)
+        if (c->in_loop[br->loop][k] && c->b[k].cond && &c->m->branches[c->b[k].branch] != br &&
+            c->m->branches[c->b[k].branch].halving)
+            return 0;
+    return (uint32_t)trips->key[0];
+}
+
+/*
+ * A halving branch in a loop that samples the original's iterations (CTA c
+ * runs iteration j * S + (c + P) mod S) meets its count only with a
+ * threshold that splits a warp at every sampled step (reduce_conflict at
+ * R = 8 and max: one step a CTA, 0.25 of the warp executions diverging
+ * against the original's 0.1786). Another phase P, with a power of two or
+ * a multiple of 32 near the calibrated threshold, can give each CTA's step
+ * the original's active threads at that step: every pair (P, threshold) is
+ * tried (halving_search), and the best is kept where it is nearer than the
+ * constant threshold's (e0). Where the clone's n iterations do not divide
+ * the original's N, samples j * S + phase never reach the last N - n S
+ * steps (reduce_conflict at R = 2 runs steps 0, 2, 4 or 1, 3, 5 of 7: 84 or
+ * 42 of the 127 executions where 54.4 are expected; at R = 4, one step of
+ * the first four); the pairs are tried again with iteration j of CTA c
+ * standing for (j N + (c + P) mod N) / n, which visits every step equally
+ * often over N CTAs. Only for loops whose
+ * counter no calibrated comparison reads (their phase is calibrate_phase's).
+ * br->halving is cleared when none is kept.
+ */
+static mb_status halving_phase(ctx *c, mb_clone_branch *br, const sim_watch *w, double target, double e0)
+{
+    mb_clone_loop *cl = &c->m->loops[br->loop];
+    br->halving = 0;
+    if (cl->iter_stride <= 1)
+        return MB_OK;
+    br->fine = 0; /* whole lanes in order, as the original's active threads */
+    for (size_t k = 0; k < c->nb; k++)
+        if (c->in_loop[br->loop][k] && c->b[k].cond) {
+            const mb_clone_branch *o = &c->m->branches[c->b[k].branch];
+            if (o->rule == MB_RULE_COMPARE && o->cond && o->cond->expr && cx_cond_reads_loop(o->cond->expr, br->loop))
+                return MB_OK;
+        }
+    const uint32_t calibrated = br->threshold, phase0 = cl->iter_phase, stride0 = cl->iter_stride;
+    halving_best b = {e0 * e0, 0, phase0, 0};
+    br->halving = 1;
+    mb_status st = halving_search(c, br, w, target, calibrated, &b);
+    const uint32_t span = spread_span(c, br);
+    if (st == MB_OK && !b.threshold && span) {
+        cl->iter_stride = span;
+        cl->iter_div = cl->trip[0];
+        st = halving_search(c, br, w, target, calibrated, &b);
+        if (!b.threshold) {
+            cl->iter_stride = stride0;
+            cl->iter_div = 1;
+        }
+    }
+    cl->iter_phase = b.threshold ? b.phase : phase0;
+    br->threshold = b.threshold ? b.threshold : calibrated;
+    br->halving = b.threshold != 0;
     return st;
 }
 

@@ -80,6 +80,7 @@ static void test_cases_and_counts(void **state)
         m = build(p, rs[i], 1);
         assert_int_equal(m->loops[0].trip[0], trips[i]);
         assert_int_equal(m->loops[0].iter_stride, strides[i]);
+        assert_int_equal(m->loops[0].iter_div, 1); /* no halving branch to spread for */
         assert_true(fabs(m->expected_ecount[1] - 32.0 * trips[i]) < 1e-9);
         assert_true(fabs(m->expected_ecount[1] - mb_sprof_expected_ecount(p, 1, rs[i])) < 1e-9);
         assert_true(fabs(m->expected_ecount[0] - 64) < 1e-9);

@@ -362,7 +362,11 @@ typedef struct mb_clone_loop {
     int outer;             /**< >= 0: the trip follows this enclosing loop's iteration
                                 (the key is its counter), not the thread */
     uint32_t iter_stride;  /**< compared loop indices: iteration j of CTA c stands for the
-                                original's j * iter_stride + (c + iter_phase) mod iter_stride */
+                                original's (j * iter_stride + (c + iter_phase) mod iter_stride)
+                                / iter_div */
+    uint32_t iter_div;     /**< 1, or the clone's trip n where iter_stride is the original's
+                                trip N and n does not divide N: a halving loop's iterations
+                                spread over all N of the original's (docs/synth.md) */
     uint32_t iter_phase;   /**< < iter_stride: the offset whose sampled iterations meet the
                                 original's block counts in the loop best (the builder's
                                 host run chooses it) */
