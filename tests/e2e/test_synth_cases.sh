@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The divergence cases of the MiniBench paper's section 4.2.2 on crafted
-# kernels (tests/synth/divergence.cu): each case is recognised, and the
-# clone reproduces the branch statistics of the case's branch.
+# kernels (tests/synth/divergence.cu, and tests/synth/top_tested.ptx for the
+# loop that leaves from its first block, which compilers do not write): each
+# case is recognised, and the clone reproduces the branch statistics of the
+# case's branch.
 source "$(dirname "$0")/lib.sh"
 SYN="$MB_SOURCE_DIR/tests/synth"
 expect_exit 0 "profile the crafted kernels" -- "$MINIBENCH" profile "$SYN/divergence.ptx" \
   --launch "$SYN/launch.json" -o "$TMP/p"
+expect_exit 0 "profile the top-tested loop" -- "$MINIBENCH" profile "$SYN/top_tested.ptx" \
+  --launch "$SYN/top_tested.json" -o "$TMP/p"
 
 # kernel.launch | case the synth output must name | block of that branch
 cases=(
@@ -16,6 +20,9 @@ cases=(
   "target_groups.4|target point \(ii\)|3"
   "target_random.5|target point \(iv\)|3"
   "target_groups.4|jump point \(i\)|5"
+  "jump_groups.8|jump point \(ii\)|5"
+  "target_same.9|target point \(i\)|3"
+  "target_iterations.0|target point \(iii\)|1"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r k name block <<<"$c"

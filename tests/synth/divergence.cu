@@ -1,5 +1,7 @@
 // Crafted kernels, one per divergence case of the MiniBench paper's section
-// 4.2.2, for the synth end-to-end tests (tests/e2e/test_synth_cases.sh).
+// 4.2.2, for the synth end-to-end tests (tests/e2e/test_synth_cases.sh); the
+// loop that leaves from its first block (case 3 iii) is top_tested.ptx,
+// written by hand, since compilers rotate such loops.
 // divergence.ptx is this file compiled with
 //   nvcc -arch=sm_75 -ptx -O3 divergence.cu -o divergence.ptx
 
@@ -105,4 +107,37 @@ extern "C" __global__ void wavefront(const float *in, float *out)
         }
     }
     out[t] = acc;
+}
+
+// Jump point where only some threads jump back, in a loop of several blocks
+// (case 2 ii): the strided loop's trip counts differ across threads, and its
+// back edge leaves from a latch below a data-dependent branch.
+extern "C" __global__ void jump_groups(const unsigned *in, unsigned *out, int n)
+{
+    unsigned acc = 0;
+#pragma unroll 1
+    for (int k = threadIdx.x; k < n; k += 32) {
+        unsigned v = in[k];
+        if (v & 4)
+            out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+        acc = acc * 3 + v;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// Target point where every thread takes the same direction (case 3 i): the
+// loop's first block ends with a test all threads pass (the input lies in
+// [0, 1)), the guarded store making it a branch.
+extern "C" __global__ void target_same(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        float v = in[k];
+        if (v >= 0.0f)
+            out[i] = acc;
+        acc = acc * 0.5f + v;
+    }
+    out[i] = acc;
 }
