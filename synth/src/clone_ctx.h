@@ -16,6 +16,9 @@
 typedef struct need {
     const char *op, *operands, *token;
     int uncovered;          /* inserted, and no filler dropped for it */
+    int reads_compared;     /* a constant predicate whose %f_in/%fd_in operand becomes the
+                               value the original's comparison read, once every slot has
+                               its register (clone_insns.c, compared_values) */
     int drop_block;         /* else the filler it dropped: block and slot */
     size_t drop_slot;
 } need;
@@ -49,6 +52,7 @@ typedef struct slot {
     int val_class;
     uint32_t nvals;
     int filler;             /* made by cx_filler: its value is the model's to choose */
+    int reads_compared;     /* assigned a need with reads_compared */
     /* instructions inserted before this slot */
     need *ins;
     size_t nins, ins_cap;

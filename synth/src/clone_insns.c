@@ -221,6 +221,7 @@ static void assign(ctx *c, slot *s, const need *n)
     s->role = SLOT_ASSIGNED;
     s->op = n->op;
     s->operands = n->operands;
+    s->reads_compared = n->reads_compared;
     s->dest_class = dest_class_of(n->op, n->operands);
     s->dest = dest_of(c, n->operands);
 }
@@ -3083,6 +3084,32 @@ static mb_status address_dependences(ctx *c)
     return MB_OK;
 }
 
+/* A constant floating-point predicate in the place of the original's
+ * comparison reads what that comparison read (a loaded value, say), so
+ * that the branch waits for it as the original's did; x < -inf stays
+ * never true and x >= -inf or unordered always, whatever x holds. After
+ * the fillers, when every slot has its register. */
+static mb_status compared_values(ctx *c)
+{
+    for (size_t k = 0; k < c->nb; k++) {
+        blk *b = &c->b[k];
+        for (size_t i = 0; i < b->nslots; i++) {
+            slot *s = &b->slots[i];
+            if (s->role != SLOT_ASSIGNED || !s->reads_compared)
+                continue;
+            const int is64 = strstr(s->op, ".f64") != NULL;
+            const char *in = is64 ? "%fd_in" : "%f_in", *at = strstr(s->operands, in);
+            const char *r = cx_value_producer(c, (int)k, i, is64 ? MB_REG_F64 : MB_REG_F32);
+            if (!r || !at)
+                continue;
+            s->operands = cx_fmt(c, "%.*s%s%s", (int)(at - s->operands), s->operands, r, at + strlen(in));
+            if (!s->operands)
+                return cx_nomem(c);
+        }
+    }
+    return MB_OK;
+}
+
 /* The values a store, red or atom writes: the original's producers in the
  * block (a loaded value stored, say), so that the access waits for them as
  * the original's did; registers nothing writes where the profile recorded
@@ -3129,6 +3156,19 @@ static const char *setp_type(const ctx *c, int block)
             break;
         }
     return "u32";
+}
+
+/* "f32" or "f64" when the block's last `setp` compares floating-point
+ * values, NULL otherwise. */
+static const char *setp_float_type(const ctx *c, int block)
+{
+    const blk *b = &c->b[block];
+    for (size_t i = b->nslots; i-- > 0;)
+        if (!strncmp(b->slots[i].token, "setp.", 5)) {
+            const char *t = b->slots[i].token + 5;
+            return !strcmp(t, "f32") ? "f32" : !strcmp(t, "f64") ? "f64" : NULL;
+        }
+    return NULL;
 }
 
 /* Loop terms of a compared value, outermost loop first. */
@@ -3500,12 +3540,23 @@ static mb_status branch_slot(ctx *c, int block)
     const char *p = cx_reg(c, MB_REG_PRED), *ty = setp_type(c, block);
     const char *guard = br->true_taken ? cx_fmt(c, "@%s", p) : cx_fmt(c, "@!%s", p);
     switch (br->rule) {
-    case MB_RULE_CONST:
-        /* x < minimum is never true, x >= minimum always: any register will do */
-        ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %%r_in, %s", p,
-            ty[0] == 's' ? "-2147483648" : "0");
+    case MB_RULE_CONST: {
+        /* x < minimum is never true, x >= minimum always: any register will
+         * do. Where the original compared floating-point values (a test all
+         * threads pass on data), x < -inf is never true and x >= -inf or
+         * unordered always, so that the predicate takes that `setp`'s slot
+         * instead of running beside it */
+        const char *fty = setp_float_type(c, block);
+        if (fty) {
+            ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "geu" : "lt", fty), "%s, %s, %s", p,
+                fty[1] == '6' ? "%fd_in" : "%f_in", fty[1] == '6' ? "0dFFF0000000000000" : "0fFF800000");
+            q->items[q->n - 1].reads_compared = 1;
+        } else
+            ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %%r_in, %s", p,
+                ty[0] == 's' ? "-2147483648" : "0");
         guard = cx_fmt(c, "@%s", p);
         break;
+    }
     case MB_RULE_KEY: {
         const char *limit = cx_fmt(c, "%u", br->threshold);
         if (br->halving && c->doubling[br->loop]) {
@@ -4434,6 +4485,7 @@ mb_status cx_assemble(ctx *c)
     if (st != MB_OK)
         return st;
     if ((st = address_dependences(c)) != MB_OK || (st = memory_values(c)) != MB_OK ||
+        (st = compared_values(c)) != MB_OK ||
         (st = cx_share_values(c)) != MB_OK || (st = pay_by_count(c)) != MB_OK)
         return st;
     /* 7. the model's blocks */

@@ -98,6 +98,7 @@ mb_status cx_seq_add(ctx *c, need_seq *s, const char *op, const char *operands)
     n->op = op;
     n->operands = operands;
     n->uncovered = 0;
+    n->reads_compared = 0;
     n->drop_block = -1;
     n->drop_slot = 0;
     n->token = cx_token_of(c, op);
