@@ -2781,10 +2781,11 @@ static mb_status sampled_index(ctx *c, need_seq *q, const char *r, int l, const 
             (unsigned long long)(((UINT64_C(1) << 32) + cl->iter_div - 1) / cl->iter_div));
         return MB_OK;
     }
-    if (c->spread[l])
-        ADD(q, "mov.u32", "%s, %s", r, c->r_iter[l]);
-    else
-        ADD(q, "mad.lo.s32", "%s, %s, %u, %s", r, c->r_iter[l], cl->iter_stride, phase);
+    if (c->spread[l]) { /* n a power of two */
+        ADD(q, "shr.u32", "%s, %s, %d", r, c->r_iter[l], log2u(cl->iter_div));
+        return MB_OK;
+    }
+    ADD(q, "mad.lo.s32", "%s, %s, %u, %s", r, c->r_iter[l], cl->iter_stride, phase);
     return div_const(c, q, r, top, cl->iter_div);
 }
 
