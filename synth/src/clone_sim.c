@@ -545,7 +545,7 @@ static mb_status halving_phase(ctx *c, mb_clone_branch *br, const sim_watch *w, 
 }
 
 /* A halving threshold for a KEY branch in a loop, kept when it meets the
- * count (within 1%) and comes closer to the original's divergence than
+ * count (within 1%) and comes at least as close to the original's divergence as
  * the constant one calibrated already, within compare's tolerance: it
  * changes which warps run the guarded blocks, so the accesses there see
  * other request counts, and a divergence still out of tolerance is not
@@ -557,6 +557,15 @@ static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, do
     mb_status st = key_outcome(c, br, w, &below, &d0);
     br->halving = 1;
     br->fine = 0;
+    /* a tree's active threads halve in every CTA alike: the halving reads
+     * the index in the CTA (the lane key of period warps-per-CTA) where the
+     * constant split took a key across CTAs (reduce_conflict in CTAs of 512
+     * threads: its divergence asked for a period of 32 warps, beyond its 16) */
+    if (c->tpc % 32 == 0 && (c->wpc & (c->wpc - 1)) == 0) {
+        br->cta_relative = 0;
+        br->reversed = 0;
+        br->lane_period = c->wpc;
+    }
     if (st == MB_OK)
         st = calibrate_halving(c, br, w, target);
     if (st == MB_OK)
@@ -572,7 +581,10 @@ static mb_status try_halving(ctx *c, mb_clone_branch *br, const sim_watch *w, do
     double e0 = d0 - br->target_divergence, e1 = d1 - br->target_divergence;
     double miss = below > target ? below - target : target - below;
     const double tolerance = mb_compare_default_tolerance(1).divergence_pts;
-    if (e1 * e1 >= e0 * e0 || miss > 1 + 0.01 * target || e1 > tolerance || -e1 > tolerance) {
+    /* a tie goes to halving: the constant split can meet the divergence
+     * (reduce_conflict in one-warp CTAs: every step splits the warp) but
+     * not the active threads of each step, which its accesses need */
+    if (e1 * e1 > e0 * e0 + 1e-12 || miss > 1 + 0.01 * target || e1 > tolerance || -e1 > tolerance) {
         st = halving_phase(c, br, w, target, e0);
         if (st != MB_OK || !br->halving) {
             *br = flat;

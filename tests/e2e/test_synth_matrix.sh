@@ -405,4 +405,29 @@ if [ -n "$prof" ]; then
 else
   fail "devfunc: no profile"
 fi
+# reduce_conflict in other CTA sizes at R = 1: one warp (the constant split
+# already diverges at every step, as the original does, so halving wins only
+# as a tie) and 512 threads (the constant split's key spans two CTAs): the
+# tree is halved by the index in the CTA, addressed by the doubling step with
+# no bank quota, and the clone meets every tolerance
+for shape in "16 32 512" "8 512 4096"; do
+  read -r grid block n <<<"$shape"
+  cat >"$TMP/rc$block.json" <<JSON
+{"buffers": {"in": {"type": "f32", "count": $n, "init": {"kind": "random", "seed": 1, "min": -1, "max": 1}},
+             "partial": {"type": "f32", "count": $grid, "output": true}},
+ "launches": [{"kernel": "reduce_interleaved", "grid": $grid, "block": $block,
+               "dynamic_shared": $((block * 4)), "args": ["in", "partial", $n]}]}
+JSON
+  P="$TMP/rcp$block"
+  C="$TMP/rcc$block"
+  if "$MINIBENCH" profile "$EX/reduce_conflict/reduce_conflict.ptx" --launch "$TMP/rc$block.json" -o "$P" \
+    >/dev/null 2>&1 && "$MINIBENCH" synth "$P/reduce_interleaved.0" --reduction 1 -o "$C" >/dev/null 2>&1; then
+    check_clone "reduce_conflict block $block R=1" "$C"
+    "$MINIBENCH" compare "$P/reduce_interleaved.0" "$C/prof/reduce_interleaved.0" --check >"$TMP/cmp" 2>/dev/null
+    grep -q "all statistics within tolerance" "$TMP/cmp" && ! grep -q 'bfe\.' "$C/clone.ptx" && pass ||
+      fail "reduce_conflict block $block R=1: $(sed -n '/^check/,$p' "$TMP/cmp" | sed -n 2p) (or quotas are set up)"
+  else
+    fail "reduce_conflict block $block: profile or synth failed"
+  fi
+done
 finish
