@@ -888,15 +888,6 @@ static int idle_filler(const ctx *c, const blk *b, size_t i)
     return 1;
 }
 
-/* What drop_fillers could not pay for in kind is paid in count: the
- * uncovered needs of one class and kind run U times in the clone at its
- * reduction, and idle fillers of that class and kind in any block
- * (idle_filler) are dropped, the most frequent first, while their
- * counts fit in what is left of U. The clone's totals and mix then stay
- * the original's where set-up has no filler of its own frequency
- * (histogram's thread base, made once per thread, paid by the clearing
- * loop's shift that runs twice). Never more than U: a clone short of the
- * original's count is as wrong as one over it. */
 /* How often the uncovered needs of class `cls` and `kind` run at the
  * reduction. */
 static double uncovered_count(const ctx *c, const double *freq, int cls, int kind)
@@ -937,6 +928,15 @@ static int idle_to_pay(const ctx *c, const double *freq, double left, int cls, i
     return best;
 }
 
+/* What drop_fillers could not pay for in kind is paid in count: the
+ * uncovered needs of one class and kind run U times in the clone at its
+ * reduction, and idle fillers of that class and kind in any block
+ * (idle_filler) are dropped, the most frequent first, while their
+ * counts fit in what is left of U. The clone's totals and mix then stay
+ * the original's where set-up has no filler of its own frequency
+ * (histogram's thread base, made once per thread, paid by the clearing
+ * loop's shift that runs twice). Never more than U: a clone short of the
+ * original's count is as wrong as one over it. */
 static mb_status pay_by_count(ctx *c)
 {
     double *freq = expected_counts(c);
@@ -2683,16 +2683,16 @@ static int doubling_ok(const ctx *c, int l)
 }
 
 /* Whether loop l's counter may hold j N + phase, j its finished iterations:
- * a tree loop whose n iterations spread over the original's N (iter_div).
- * Then the counter starts at the CTA's phase, advances by N and is compared
- * with n N (j N + phase < n N exactly when j < n, the phase being below N),
- * and the original's index is the counter / n: one multiply-high where
- * the sampled index took a `mad` and another. */
+ * a tree loop whose n iterations spread over the original's N (iter_div,
+ * set only for constant trips with n N - 1 within a signed 32-bit counter,
+ * clone_sim.c spread_span). Then the counter starts at the CTA's phase,
+ * advances by N and is compared with n N (j N + phase < n N exactly when
+ * j < n, the phase being below N), and the original's index is the counter
+ * / n: one multiply-high where the sampled index took a `mad` and another. */
 static int spread_ok(const ctx *c, int l)
 {
     const mb_clone_loop *cl = &c->m->loops[l];
-    return cl->iter_div > 1 && !cx_trip_varies(cl) && cl->outer < 0 && cl->ntrips == 1 &&
-           (uint64_t)cl->trip[0] * cl->iter_stride <= INT32_MAX && tree_counter(c, l, 0);
+    return cl->iter_div > 1 && cl->outer < 0 && tree_counter(c, l, 0);
 }
 
 /* Work (threads x counter values) the check of a spread limit may take. */
@@ -3549,8 +3549,9 @@ static mb_status branch_slot(ctx *c, int block)
          * instead of running beside it */
         const char *fty = setp_float_type(c, block);
         if (fty) {
+            const int f64 = !strcmp(fty, "f64");
             ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "geu" : "lt", fty), "%s, %s, %s", p,
-                fty[1] == '6' ? "%fd_in" : "%f_in", fty[1] == '6' ? "0dFFF0000000000000" : "0fFF800000");
+                f64 ? "%fd_in" : "%f_in", f64 ? "0dFFF0000000000000" : "0fFF800000");
             q->items[q->n - 1].reads_compared = 1;
         } else
             ADD(q, cx_fmt(c, "setp.%s.%s", br->const_taken ? "ge" : "lt", ty), "%s, %%r_in, %s", p,

@@ -481,9 +481,10 @@ static uint32_t spread_span(const ctx *c, const mb_clone_branch *br)
         (cl->trip[0] == 1 ? cl->iter_stride >= trips->key[0] : (uint64_t)trips->key[0] % cl->trip[0] == 0))
         return 0;
     /* the index (j N + phase) / n as a multiply-high by ceil(2^32 / n) is
-     * exact while n (n N - 1) < 2^32 */
+     * exact while n (n N - 1) < 2^32; the counter j N + phase (below n N)
+     * is compared signed where a halving bound reads it */
     const uint64_t n = cl->trip[0], N = (uint64_t)trips->key[0];
-    if (n * (n * N - 1) >= UINT64_C(1) << 32)
+    if (n * (n * N - 1) >= UINT64_C(1) << 32 || n * N > INT32_MAX)
         return 0;
     for (size_t k = 0; k < c->nb; k++)
         if (c->in_loop[br->loop][k] && c->b[k].cond && &c->m->branches[c->b[k].branch] != br &&
